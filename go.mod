@@ -1,0 +1,3 @@
+module github.com/agview/agview
+
+go 1.26
