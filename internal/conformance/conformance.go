@@ -1,0 +1,131 @@
+// Package conformance loads the AG-UI conformance vectors kept in the
+// module's testdata/conformance folder, for the tests of every package that
+// must run them (event, reducer, transport, cmd/agview).
+//
+// # Concurrency
+//
+// Load returns fresh values on every call; they may be shared read-only.
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// Vector is one conformance vector: a wire event stream and what a consumer
+// must make of it (testdata/conformance/README.md).
+type Vector struct {
+	// Name is the file name without ".json"; its prefix is the category.
+	Name string `json:"name"`
+	// Rule says what the vector tests.
+	Rule string `json:"rule"`
+	// Events is the stream, one raw wire JSON value per event.
+	Events []json.RawMessage `json:"events"`
+	// Expect is the expected outcome.
+	Expect Expect `json:"expect"`
+	// Deviation, when set, says why agview differs from the reference client.
+	Deviation string `json:"deviation,omitempty"`
+}
+
+// Expect is a vector's expected outcome.
+type Expect struct {
+	// Verdict is "accept" or "reject".
+	Verdict string `json:"verdict"`
+	// RejectAt is the index of the first rejected event, or nil.
+	RejectAt *int `json:"rejectAt"`
+	// Rule is the rule id the rejection is about, where the vector names one.
+	Rule string `json:"rule,omitempty"`
+	// ErrorStage is "schema", "chunks" or "verify" when the vector says at
+	// which stage the reference rejects the event.
+	ErrorStage string `json:"errorStage,omitempty"`
+	// ErrorPath is the path of the offending field for schema rejections,
+	// with "/" between segments and no leading slash (e.g. "outcome/interruptIds").
+	ErrorPath string `json:"errorPath,omitempty"`
+	// Messages, State and PendingInterrupts are the final values for accepted
+	// streams (JSON null for rejected ones).
+	Messages          json.RawMessage `json:"messages"`
+	State             json.RawMessage `json:"state"`
+	PendingInterrupts json.RawMessage `json:"pendingInterrupts"`
+}
+
+// Accept reports whether the vector's verdict is "accept".
+func (v *Vector) Accept() bool { return v.Expect.Verdict == "accept" }
+
+// Dir returns the absolute path of testdata/conformance/vectors in this module.
+func Dir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("conformance: cannot locate the module")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "conformance", "vectors")
+}
+
+// SharedDir returns the shared conformance folder beside the module
+// (../shared/conformance/vectors) and whether it exists. A clone of the
+// repository elsewhere has none.
+func SharedDir() (string, bool) {
+	d := filepath.Join(Dir(), "..", "..", "..", "..", "shared", "conformance", "vectors")
+	st, err := os.Stat(d)
+	return d, err == nil && st.IsDir()
+}
+
+// Load reads every vector, sorted by name.
+func Load() ([]*Vector, error) {
+	return LoadDir(Dir())
+}
+
+// LoadDir reads every *.json vector in dir, sorted by name.
+func LoadDir(dir string) ([]*Vector, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	var out []*Vector
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("conformance: %w", err)
+		}
+		v := new(Vector)
+		if err := json.Unmarshal(b, v); err != nil {
+			return nil, fmt.Errorf("conformance: %s: %w", p, err)
+		}
+		if v.Name == "" {
+			v.Name = strings.TrimSuffix(e.Name(), ".json")
+		}
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) == 0 {
+		return nil, fmt.Errorf("conformance: no vectors in %s", dir)
+	}
+	return out, nil
+}
+
+// JSONL returns the vector's events as JSON Lines, one event per line.
+func (v *Vector) JSONL() []byte {
+	var b []byte
+	for _, e := range v.Events {
+		b = append(b, compact(e)...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func compact(raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoad(t *testing.T) {
+	vs, err := Load()
+	require.NoError(t, err)
+	assert.Len(t, vs, 178, "the shared suite has 178 vectors")
+	for _, v := range vs {
+		assert.NotEmpty(t, v.Events, v.Name)
+		assert.Contains(t, []string{"accept", "reject"}, v.Expect.Verdict, v.Name)
+		if v.Accept() {
+			assert.Nil(t, v.Expect.RejectAt, v.Name)
+		} else {
+			require.NotNil(t, v.Expect.RejectAt, v.Name)
+			assert.Less(t, *v.Expect.RejectAt, len(v.Events), v.Name)
+		}
+	}
+}
+
+func TestJSONL(t *testing.T) {
+	vs, err := Load()
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimSuffix(vs[0].JSONL(), []byte("\n")), []byte("\n"))
+	require.Len(t, lines, len(vs[0].Events))
+	for i, l := range lines {
+		assert.JSONEq(t, string(vs[0].Events[i]), string(l))
+	}
+}
+
+// TestCopyMatchesShared fails when testdata/conformance differs from the
+// shared folder it was copied from (when that folder exists beside the module).
+func TestCopyMatchesShared(t *testing.T) {
+	shared, ok := SharedDir()
+	if !ok {
+		t.Skip("no ../shared/conformance beside the module: nothing to compare")
+	}
+	want, err := os.ReadDir(shared)
+	require.NoError(t, err)
+	got, err := os.ReadDir(Dir())
+	require.NoError(t, err)
+	require.Equal(t, names(want), names(got), "the copied vectors must be the shared ones")
+	for _, e := range want {
+		a, err := os.ReadFile(filepath.Join(shared, e.Name()))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(Dir(), e.Name()))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(a, b), "%s differs from the shared copy: copy it again", e.Name())
+	}
+	a, err := os.ReadFile(filepath.Join(shared, "..", "README.md"))
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(Dir(), "..", "README.md"))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(a, b), "conformance README differs from the shared copy")
+}
+
+func names(es []os.DirEntry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
