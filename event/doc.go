@@ -3,11 +3,42 @@
 // tool-call, interrupt, outcome and RunAgentInput data types, and strict
 // decoding and encoding of their JSON.
 //
-// Work in progress: decoding and encoding are being written (issue 2).
+// # Decoding
+//
+// Decode turns one event's JSON into its concrete type (*TextMessageContent,
+// *RunStarted, …) and checks everything that needs no history (PROTOCOL.md
+// §3, §6.1, G2, G3): required fields, JSON types, enums, integer timestamps,
+// no null on an optional field, no subagentRunId: null (R1). It tolerates
+// what the protocol tolerates, with a Warning on the event (Base.Warnings):
+// unknown fields are ignored, the legacy nulls read as absent, a tag on a
+// run-scoped event is dropped, an unknown union member in an optional
+// position is removed. The rules that need history (ownership, lifecycle,
+// R14 on subagent outcomes) are the reducer's.
+//
+// Errors are typed: *DecodeError (with the event type, the JSON pointer and
+// byte offset of the offending value, and the rule id) for an event that must
+// be refused, *UnknownTypeError for a type this package does not know, which
+// callers skip with a warning. Match them with errors.As.
+//
+// Decoder reads a JSON Lines stream as an iterator of (Event, error); an
+// undecodable line yields its error and reading goes on.
+//
+// Payloads the reducer does not interpret (state snapshots and patches,
+// activity content, RAW and CUSTOM payloads, metadata, rawEvent) stay
+// json.RawMessage, verbatim from the input.
+//
+// # Encoding
+//
+// Encode writes an event's wire JSON, "type" first, leaving absent fields out.
+// Every event type also implements json.Marshaler and json.Unmarshaler
+// through Encode and Decode. For every event e that Decode returns,
+// Decode(Encode(e)) equals e, up to the formatting of raw values.
 //
 // # Concurrency
 //
-// Events are plain values. Decoding allocates a fresh event that owns its
-// bytes; an event may be read from any number of goroutines once built, and
-// must not be written while others read it.
+// Decode, Encode and DecodeInput are safe to call from any number of
+// goroutines. Events are plain values: a decoded event owns its memory (the
+// input may be reused as soon as Decode returns); an event may be read from
+// any number of goroutines once built, and must not be written while others
+// read it. A Decoder is for one goroutine at a time.
 package event

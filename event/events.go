@@ -16,6 +16,8 @@ type Event interface {
 	// Common returns the fields every event may carry.
 	Common() *Base
 	sealed()
+	// encode appends the event's wire JSON, "type" first.
+	encode(w *encoder)
 }
 
 // Base holds the fields every event may carry. It is embedded by value in
@@ -59,12 +61,17 @@ type Warning struct {
 	// Type is the event's wire type.
 	Type Type
 	// Pointer is the JSON pointer (RFC 6901) of the material concerned, relative
-	// to the event object, e.g. "/subagentRunId".
+	// to the event object, e.g. "/subagentRunId"; "" for the whole event.
 	Pointer string
 	// Message says what was tolerated and what was done with it.
 	Message string
+	// Rule is the rule that tolerates it: WarnUnknownMaterial ("E2"),
+	// WarnLegacyNull ("E4"), WarnMisplacedTag ("G3") or WarnDeprecated.
+	Rule string
 }
 
+// String returns the type, pointer and message, e.g.
+// `RUN_STARTED /subagentRunId: this type cannot carry subagentRunId (only the 24 attributable types do); dropped`.
 func (w Warning) String() string {
 	if w.Pointer == "" {
 		return string(w.Type) + ": " + w.Message
@@ -76,7 +83,7 @@ func (w Warning) String() string {
 // the invocation that produced the event; nil means the parent agent. The
 // wire form never spells it null (PROTOCOL.md R1).
 type Attribution struct {
-	Subagent *string `json:"subagentRunId,omitempty"`
+	Subagent *string `json:"subagentRunId,omitempty"` // the invocation that produced the event; nil = the parent agent
 }
 
 // SubagentRunID returns the attribution tag and whether it is present.
@@ -86,6 +93,8 @@ func (a *Attribution) SubagentRunID() (string, bool) {
 	}
 	return *a.Subagent, true
 }
+
+func (a *Attribution) attribution() *Attribution { return a }
 
 // By returns an Attribution naming the invocation id, for building events:
 //
@@ -108,45 +117,45 @@ func (noAttribution) SubagentRunID() (string, bool) { return "", false }
 type RunStarted struct {
 	Base
 	noAttribution
-	ThreadID        string         `json:"threadId"`
-	RunID           string         `json:"runId"`
-	ProtocolVersion *string        `json:"protocolVersion,omitempty"`
-	ParentRunID     *string        `json:"parentRunId,omitempty"`
-	Input           *RunAgentInput `json:"input,omitempty"`
+	ThreadID        string         `json:"threadId"`                  // the conversation thread
+	RunID           string         `json:"runId"`                     // the run that starts
+	ProtocolVersion *string        `json:"protocolVersion,omitempty"` // the producer's protocol version, e.g. "1.0"; nil when absent
+	ParentRunID     *string        `json:"parentRunId,omitempty"`     // the run this one branches from; nil when absent
+	Input           *RunAgentInput `json:"input,omitempty"`           // the RunAgentInput the run was started with, echoed; nil when absent
 }
 
 // RunFinished is RUN_FINISHED: the run ended; Outcome nil means success.
 type RunFinished struct {
 	Base
 	noAttribution
-	ThreadID string              `json:"threadId"`
-	RunID    string              `json:"runId"`
-	Result   json.RawMessage     `json:"result,omitempty"` // any JSON but null; nil = absent
-	Outcome  *RunFinishedOutcome `json:"outcome,omitempty"`
-	Usage    []TokenUsage        `json:"usage,omitzero"`
+	ThreadID string              `json:"threadId"`          // the conversation thread
+	RunID    string              `json:"runId"`             // the run that finished
+	Result   json.RawMessage     `json:"result,omitempty"`  // any JSON but null; nil = absent
+	Outcome  *RunFinishedOutcome `json:"outcome,omitempty"` // nil = success (also for an unknown outcome type, with a warning)
+	Usage    []TokenUsage        `json:"usage,omitzero"`    // token usage; nil when absent
 }
 
 // RunError is RUN_ERROR: the run failed; every open invocation is abandoned.
 type RunError struct {
 	Base
 	noAttribution
-	Message string       `json:"message"`
-	Code    *string      `json:"code,omitempty"`
-	Usage   []TokenUsage `json:"usage,omitzero"`
+	Message string       `json:"message"`        // what went wrong
+	Code    *string      `json:"code,omitempty"` // a machine-readable error code; nil when absent
+	Usage   []TokenUsage `json:"usage,omitzero"` // token usage; nil when absent
 }
 
 // StepStarted is STEP_STARTED. Steps are keyed by (owner, name).
 type StepStarted struct {
 	Base
 	Attribution
-	StepName string `json:"stepName"`
+	StepName string `json:"stepName"` // the step, unique per owner among open steps
 }
 
 // StepFinished is STEP_FINISHED; it carries the attribution of the step it closes.
 type StepFinished struct {
 	Base
 	Attribution
-	StepName string `json:"stepName"`
+	StepName string `json:"stepName"` // the step that finishes
 }
 
 // ---------------------------------------------------------------------------
@@ -156,24 +165,24 @@ type StepFinished struct {
 type TextMessageStart struct {
 	Base
 	Attribution
-	MessageID string  `json:"messageId"`
-	Role      *Role   `json:"role,omitempty"`
-	Name      *string `json:"name,omitempty"`
+	MessageID string  `json:"messageId"`      // the message the text goes to
+	Role      *Role   `json:"role,omitempty"` // developer, system, assistant or user; nil = assistant
+	Name      *string `json:"name,omitempty"` // the author's name; nil when absent
 }
 
 // TextMessageContent is TEXT_MESSAGE_CONTENT: a piece of a message's text.
 type TextMessageContent struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
-	Delta     string `json:"delta"`
+	MessageID string `json:"messageId"` // the open message
+	Delta     string `json:"delta"`     // text appended to the message; may be empty
 }
 
 // TextMessageEnd is TEXT_MESSAGE_END.
 type TextMessageEnd struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
+	MessageID string `json:"messageId"` // the message that ends
 }
 
 // TextMessageChunk is TEXT_MESSAGE_CHUNK, the shorthand that expands into
@@ -181,10 +190,10 @@ type TextMessageEnd struct {
 type TextMessageChunk struct {
 	Base
 	Attribution
-	MessageID *string `json:"messageId,omitempty"`
-	Role      *Role   `json:"role,omitempty"`
-	Delta     *string `json:"delta,omitempty"`
-	Name      *string `json:"name,omitempty"`
+	MessageID *string `json:"messageId,omitempty"` // the message; nil continues the lane's open one
+	Role      *Role   `json:"role,omitempty"`      // as TextMessageStart.Role; nil when absent
+	Delta     *string `json:"delta,omitempty"`     // text to append; nil when absent
+	Name      *string `json:"name,omitempty"`      // the author's name; nil when absent
 }
 
 // ---------------------------------------------------------------------------
@@ -195,34 +204,34 @@ type TextMessageChunk struct {
 type ToolCallStart struct {
 	Base
 	Attribution
-	ToolCallID      string  `json:"toolCallId"`
-	ToolCallName    string  `json:"toolCallName"`
-	ParentMessageID *string `json:"parentMessageId,omitempty"`
+	ToolCallID      string  `json:"toolCallId"`                // the call that starts
+	ToolCallName    string  `json:"toolCallName"`              // the tool called
+	ParentMessageID *string `json:"parentMessageId,omitempty"` // the assistant message holding the call; nil when absent
 }
 
 // ToolCallArgs is TOOL_CALL_ARGS: a fragment of the call's JSON arguments.
 type ToolCallArgs struct {
 	Base
 	Attribution
-	ToolCallID string `json:"toolCallId"`
-	Delta      string `json:"delta"`
+	ToolCallID string `json:"toolCallId"` // the open call
+	Delta      string `json:"delta"`      // a fragment of the JSON arguments; may be empty
 }
 
 // ToolCallEnd is TOOL_CALL_END.
 type ToolCallEnd struct {
 	Base
 	Attribution
-	ToolCallID string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"` // the call whose arguments are complete
 }
 
 // ToolCallChunk is TOOL_CALL_CHUNK (PROTOCOL.md §4). Every field is optional.
 type ToolCallChunk struct {
 	Base
 	Attribution
-	ToolCallID      *string `json:"toolCallId,omitempty"`
-	ToolCallName    *string `json:"toolCallName,omitempty"`
-	ParentMessageID *string `json:"parentMessageId,omitempty"`
-	Delta           *string `json:"delta,omitempty"`
+	ToolCallID      *string `json:"toolCallId,omitempty"`      // the call; nil continues the lane's open one
+	ToolCallName    *string `json:"toolCallName,omitempty"`    // the tool called; nil when absent
+	ParentMessageID *string `json:"parentMessageId,omitempty"` // as ToolCallStart.ParentMessageID
+	Delta           *string `json:"delta,omitempty"`           // an arguments fragment; nil when absent
 }
 
 // ToolCallResult is TOOL_CALL_RESULT: it mints the tool message MessageID
@@ -230,9 +239,9 @@ type ToolCallChunk struct {
 type ToolCallResult struct {
 	Base
 	Attribution
-	MessageID  string          `json:"messageId"`
-	ToolCallID string          `json:"toolCallId"`
-	Content    json.RawMessage `json:"content"`
+	MessageID  string          `json:"messageId"`      // the tool message the result mints
+	ToolCallID string          `json:"toolCallId"`     // the call answered
+	Content    json.RawMessage `json:"content"`        // a JSON string, or an array of content parts
 	Role       *Role           `json:"role,omitempty"` // only RoleTool
 }
 
@@ -244,7 +253,7 @@ type ToolCallResult struct {
 type StateSnapshot struct {
 	Base
 	Attribution
-	Snapshot json.RawMessage `json:"snapshot"`
+	Snapshot json.RawMessage `json:"snapshot"` // the new state document; any JSON, null included
 }
 
 // StateDelta is STATE_DELTA: an RFC 6902 JSON Patch (a JSON array of
@@ -252,7 +261,7 @@ type StateSnapshot struct {
 type StateDelta struct {
 	Base
 	Attribution
-	Delta json.RawMessage `json:"delta"`
+	Delta json.RawMessage `json:"delta"` // the patch: a JSON array of RFC 6902 operations
 }
 
 // MessagesSnapshot is MESSAGES_SNAPSHOT: the authoritative message list.
@@ -260,7 +269,7 @@ type StateDelta struct {
 type MessagesSnapshot struct {
 	Base
 	noAttribution
-	Messages []Message `json:"messages"`
+	Messages []Message `json:"messages"` // the full message list; never nil once decoded
 }
 
 // ActivitySnapshot is ACTIVITY_SNAPSHOT. Content is a JSON object; Replace nil
@@ -268,19 +277,19 @@ type MessagesSnapshot struct {
 type ActivitySnapshot struct {
 	Base
 	Attribution
-	MessageID    string          `json:"messageId"`
-	ActivityType string          `json:"activityType"`
-	Content      json.RawMessage `json:"content"`
-	Replace      *bool           `json:"replace,omitempty"`
+	MessageID    string          `json:"messageId"`         // the activity message
+	ActivityType string          `json:"activityType"`      // the activity's kind, e.g. "PLAN"
+	Content      json.RawMessage `json:"content"`           // a JSON object
+	Replace      *bool           `json:"replace,omitempty"` // false keeps an existing activity; nil = true
 }
 
 // ActivityDelta is ACTIVITY_DELTA: a JSON Patch (array) on an activity's content.
 type ActivityDelta struct {
 	Base
 	Attribution
-	MessageID    string          `json:"messageId"`
-	ActivityType string          `json:"activityType"`
-	Patch        json.RawMessage `json:"patch"`
+	MessageID    string          `json:"messageId"`    // the activity message
+	ActivityType string          `json:"activityType"` // the activity's kind
+	Patch        json.RawMessage `json:"patch"`        // a JSON array of RFC 6902 operations on Content
 }
 
 // ---------------------------------------------------------------------------
@@ -290,16 +299,16 @@ type ActivityDelta struct {
 type Raw struct {
 	Base
 	Attribution
-	Event  json.RawMessage `json:"event"`
-	Source *string         `json:"source,omitempty"`
+	Event  json.RawMessage `json:"event"`            // the upstream event; any JSON, null included
+	Source *string         `json:"source,omitempty"` // where the event comes from, e.g. "openai"; nil when absent
 }
 
 // Custom is CUSTOM: an application event. Value is any JSON, null included.
 type Custom struct {
 	Base
 	Attribution
-	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
+	Name  string          `json:"name"`  // the application's event name
+	Value json.RawMessage `json:"value"` // any JSON, null included
 }
 
 // ---------------------------------------------------------------------------
@@ -309,45 +318,45 @@ type Custom struct {
 type ReasoningStart struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
+	MessageID string `json:"messageId"` // the span id
 }
 
 // ReasoningMessageStart is REASONING_MESSAGE_START. Role is always "reasoning".
 type ReasoningMessageStart struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
-	Role      Role   `json:"role"`
+	MessageID string `json:"messageId"` // the reasoning message
+	Role      Role   `json:"role"`      // always RoleReasoning
 }
 
 // ReasoningMessageContent is REASONING_MESSAGE_CONTENT.
 type ReasoningMessageContent struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
-	Delta     string `json:"delta"`
+	MessageID string `json:"messageId"` // the open reasoning message
+	Delta     string `json:"delta"`     // reasoning text to append; may be empty
 }
 
 // ReasoningMessageEnd is REASONING_MESSAGE_END.
 type ReasoningMessageEnd struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
+	MessageID string `json:"messageId"` // the reasoning message that ends
 }
 
 // ReasoningMessageChunk is REASONING_MESSAGE_CHUNK (PROTOCOL.md §4).
 type ReasoningMessageChunk struct {
 	Base
 	Attribution
-	MessageID *string `json:"messageId,omitempty"`
-	Delta     *string `json:"delta,omitempty"`
+	MessageID *string `json:"messageId,omitempty"` // the message; nil continues the lane's open one
+	Delta     *string `json:"delta,omitempty"`     // text to append; nil when absent
 }
 
 // ReasoningEnd is REASONING_END: the span MessageID closes.
 type ReasoningEnd struct {
 	Base
 	Attribution
-	MessageID string `json:"messageId"`
+	MessageID string `json:"messageId"` // the span that closes
 }
 
 // Subtypes of REASONING_ENCRYPTED_VALUE.
@@ -361,9 +370,9 @@ const (
 type ReasoningEncryptedValue struct {
 	Base
 	Attribution
-	Subtype        string `json:"subtype"`
-	EntityID       string `json:"entityId"`
-	EncryptedValue string `json:"encryptedValue"`
+	Subtype        string `json:"subtype"`        // EncryptedToolCall or EncryptedMessage
+	EntityID       string `json:"entityId"`       // the tool call or message the value belongs to
+	EncryptedValue string `json:"encryptedValue"` // the opaque value
 }
 
 // ---------------------------------------------------------------------------
@@ -373,29 +382,29 @@ type ReasoningEncryptedValue struct {
 // ParentSubagentRunID nil means the parent agent spawned it.
 type SubagentStarted struct {
 	Base
-	ID                  string  `json:"subagentRunId"`
-	Name                string  `json:"name"`
-	Description         *string `json:"description,omitempty"`
-	ParentSubagentRunID *string `json:"parentSubagentRunId,omitempty"`
-	ParentToolCallID    *string `json:"parentToolCallId,omitempty"`
-	ParentMessageID     *string `json:"parentMessageId,omitempty"`
+	ID                  string  `json:"subagentRunId"`                 // the invocation (wire subagentRunId)
+	Name                string  `json:"name"`                          // the subagent's reusable name, for display
+	Description         *string `json:"description,omitempty"`         // nil when absent
+	ParentSubagentRunID *string `json:"parentSubagentRunId,omitempty"` // the invocation that spawned this one; nil = the parent agent
+	ParentToolCallID    *string `json:"parentToolCallId,omitempty"`    // the tool call that spawned it; nil when absent
+	ParentMessageID     *string `json:"parentMessageId,omitempty"`     // the message that spawned it; nil when absent
 }
 
 // SubagentFinished is SUBAGENT_FINISHED: the invocation's segment ended.
 // Outcome nil means success.
 type SubagentFinished struct {
 	Base
-	ID      string           `json:"subagentRunId"`
-	Result  json.RawMessage  `json:"result,omitempty"` // any JSON but null; nil = absent
-	Outcome *SubagentOutcome `json:"outcome,omitempty"`
+	ID      string           `json:"subagentRunId"`     // the invocation (wire subagentRunId)
+	Result  json.RawMessage  `json:"result,omitempty"`  // any JSON but null; nil = absent
+	Outcome *SubagentOutcome `json:"outcome,omitempty"` // nil = success
 }
 
 // SubagentError is SUBAGENT_ERROR: the invocation failed; the run goes on.
 type SubagentError struct {
 	Base
-	ID      string  `json:"subagentRunId"`
-	Message string  `json:"message"`
-	Code    *string `json:"code,omitempty"`
+	ID      string  `json:"subagentRunId"`  // the invocation (wire subagentRunId)
+	Message string  `json:"message"`        // what went wrong
+	Code    *string `json:"code,omitempty"` // nil when absent
 }
 
 // SubagentRunID returns the invocation id, which the lifecycle types always carry.
@@ -414,7 +423,7 @@ func (e *SubagentError) SubagentRunID() (string, bool) { return e.ID, true }
 type ThinkingStart struct {
 	Base
 	noAttribution
-	Title *string `json:"title,omitempty"`
+	Title *string `json:"title,omitempty"` // nil when absent
 }
 
 // ThinkingEnd is the deprecated THINKING_END (now REASONING_END).
@@ -433,7 +442,7 @@ type ThinkingTextMessageStart struct {
 type ThinkingTextMessageContent struct {
 	Base
 	noAttribution
-	Delta string `json:"delta"`
+	Delta string `json:"delta"` // thinking text to append
 }
 
 // ThinkingTextMessageEnd is the deprecated THINKING_TEXT_MESSAGE_END (now REASONING_MESSAGE_END).
@@ -442,45 +451,114 @@ type ThinkingTextMessageEnd struct {
 	noAttribution
 }
 
-// EventType methods.
+// EventType returns the wire type of RunStarted events.
+func (*RunStarted) EventType() Type { return TypeRunStarted }
 
-func (*RunStarted) EventType() Type              { return TypeRunStarted }
-func (*RunFinished) EventType() Type             { return TypeRunFinished }
-func (*RunError) EventType() Type                { return TypeRunError }
-func (*StepStarted) EventType() Type             { return TypeStepStarted }
-func (*StepFinished) EventType() Type            { return TypeStepFinished }
-func (*TextMessageStart) EventType() Type        { return TypeTextMessageStart }
-func (*TextMessageContent) EventType() Type      { return TypeTextMessageContent }
-func (*TextMessageEnd) EventType() Type          { return TypeTextMessageEnd }
-func (*TextMessageChunk) EventType() Type        { return TypeTextMessageChunk }
-func (*ToolCallStart) EventType() Type           { return TypeToolCallStart }
-func (*ToolCallArgs) EventType() Type            { return TypeToolCallArgs }
-func (*ToolCallEnd) EventType() Type             { return TypeToolCallEnd }
-func (*ToolCallChunk) EventType() Type           { return TypeToolCallChunk }
-func (*ToolCallResult) EventType() Type          { return TypeToolCallResult }
-func (*StateSnapshot) EventType() Type           { return TypeStateSnapshot }
-func (*StateDelta) EventType() Type              { return TypeStateDelta }
-func (*MessagesSnapshot) EventType() Type        { return TypeMessagesSnapshot }
-func (*ActivitySnapshot) EventType() Type        { return TypeActivitySnapshot }
-func (*ActivityDelta) EventType() Type           { return TypeActivityDelta }
-func (*Raw) EventType() Type                     { return TypeRaw }
-func (*Custom) EventType() Type                  { return TypeCustom }
-func (*ReasoningStart) EventType() Type          { return TypeReasoningStart }
-func (*ReasoningMessageStart) EventType() Type   { return TypeReasoningMessageStart }
+// EventType returns the wire type of RunFinished events.
+func (*RunFinished) EventType() Type { return TypeRunFinished }
+
+// EventType returns the wire type of RunError events.
+func (*RunError) EventType() Type { return TypeRunError }
+
+// EventType returns the wire type of StepStarted events.
+func (*StepStarted) EventType() Type { return TypeStepStarted }
+
+// EventType returns the wire type of StepFinished events.
+func (*StepFinished) EventType() Type { return TypeStepFinished }
+
+// EventType returns the wire type of TextMessageStart events.
+func (*TextMessageStart) EventType() Type { return TypeTextMessageStart }
+
+// EventType returns the wire type of TextMessageContent events.
+func (*TextMessageContent) EventType() Type { return TypeTextMessageContent }
+
+// EventType returns the wire type of TextMessageEnd events.
+func (*TextMessageEnd) EventType() Type { return TypeTextMessageEnd }
+
+// EventType returns the wire type of TextMessageChunk events.
+func (*TextMessageChunk) EventType() Type { return TypeTextMessageChunk }
+
+// EventType returns the wire type of ToolCallStart events.
+func (*ToolCallStart) EventType() Type { return TypeToolCallStart }
+
+// EventType returns the wire type of ToolCallArgs events.
+func (*ToolCallArgs) EventType() Type { return TypeToolCallArgs }
+
+// EventType returns the wire type of ToolCallEnd events.
+func (*ToolCallEnd) EventType() Type { return TypeToolCallEnd }
+
+// EventType returns the wire type of ToolCallChunk events.
+func (*ToolCallChunk) EventType() Type { return TypeToolCallChunk }
+
+// EventType returns the wire type of ToolCallResult events.
+func (*ToolCallResult) EventType() Type { return TypeToolCallResult }
+
+// EventType returns the wire type of StateSnapshot events.
+func (*StateSnapshot) EventType() Type { return TypeStateSnapshot }
+
+// EventType returns the wire type of StateDelta events.
+func (*StateDelta) EventType() Type { return TypeStateDelta }
+
+// EventType returns the wire type of MessagesSnapshot events.
+func (*MessagesSnapshot) EventType() Type { return TypeMessagesSnapshot }
+
+// EventType returns the wire type of ActivitySnapshot events.
+func (*ActivitySnapshot) EventType() Type { return TypeActivitySnapshot }
+
+// EventType returns the wire type of ActivityDelta events.
+func (*ActivityDelta) EventType() Type { return TypeActivityDelta }
+
+// EventType returns the wire type of Raw events.
+func (*Raw) EventType() Type { return TypeRaw }
+
+// EventType returns the wire type of Custom events.
+func (*Custom) EventType() Type { return TypeCustom }
+
+// EventType returns the wire type of ReasoningStart events.
+func (*ReasoningStart) EventType() Type { return TypeReasoningStart }
+
+// EventType returns the wire type of ReasoningMessageStart events.
+func (*ReasoningMessageStart) EventType() Type { return TypeReasoningMessageStart }
+
+// EventType returns the wire type of ReasoningMessageContent events.
 func (*ReasoningMessageContent) EventType() Type { return TypeReasoningMessageContent }
-func (*ReasoningMessageEnd) EventType() Type     { return TypeReasoningMessageEnd }
-func (*ReasoningMessageChunk) EventType() Type   { return TypeReasoningMessageChunk }
-func (*ReasoningEnd) EventType() Type            { return TypeReasoningEnd }
+
+// EventType returns the wire type of ReasoningMessageEnd events.
+func (*ReasoningMessageEnd) EventType() Type { return TypeReasoningMessageEnd }
+
+// EventType returns the wire type of ReasoningMessageChunk events.
+func (*ReasoningMessageChunk) EventType() Type { return TypeReasoningMessageChunk }
+
+// EventType returns the wire type of ReasoningEnd events.
+func (*ReasoningEnd) EventType() Type { return TypeReasoningEnd }
+
+// EventType returns the wire type of ReasoningEncryptedValue events.
 func (*ReasoningEncryptedValue) EventType() Type { return TypeReasoningEncryptedValue }
-func (*SubagentStarted) EventType() Type         { return TypeSubagentStarted }
-func (*SubagentFinished) EventType() Type        { return TypeSubagentFinished }
-func (*SubagentError) EventType() Type           { return TypeSubagentError }
-func (*ThinkingStart) EventType() Type           { return TypeThinkingStart }
-func (*ThinkingEnd) EventType() Type             { return TypeThinkingEnd }
+
+// EventType returns the wire type of SubagentStarted events.
+func (*SubagentStarted) EventType() Type { return TypeSubagentStarted }
+
+// EventType returns the wire type of SubagentFinished events.
+func (*SubagentFinished) EventType() Type { return TypeSubagentFinished }
+
+// EventType returns the wire type of SubagentError events.
+func (*SubagentError) EventType() Type { return TypeSubagentError }
+
+// EventType returns the wire type of ThinkingStart events.
+func (*ThinkingStart) EventType() Type { return TypeThinkingStart }
+
+// EventType returns the wire type of ThinkingEnd events.
+func (*ThinkingEnd) EventType() Type { return TypeThinkingEnd }
+
+// EventType returns the wire type of ThinkingTextMessageStart events.
 func (*ThinkingTextMessageStart) EventType() Type {
 	return TypeThinkingTextMessageStart
 }
+
+// EventType returns the wire type of ThinkingTextMessageContent events.
 func (*ThinkingTextMessageContent) EventType() Type {
 	return TypeThinkingTextMessageContent
 }
+
+// EventType returns the wire type of ThinkingTextMessageEnd events.
 func (*ThinkingTextMessageEnd) EventType() Type { return TypeThinkingTextMessageEnd }

@@ -47,7 +47,7 @@ const (
 	TypeThinkingTextMessageEnd     Type = "THINKING_TEXT_MESSAGE_END"
 )
 
-// Types lists every event type this package decodes, in catalogue order.
+// types lists every event type this package decodes, in catalogue order.
 var types = [...]Type{
 	TypeRunStarted, TypeRunFinished, TypeRunError, TypeStepStarted, TypeStepFinished,
 	TypeTextMessageStart, TypeTextMessageContent, TypeTextMessageEnd, TypeTextMessageChunk,
