@@ -1,0 +1,278 @@
+package patch
+
+import "slices"
+
+// An array is an immutable JSON array.
+//
+// Arrays of up to flatArray elements are a slice copied on write. Larger ones
+// are a persistent B+tree of slices (a rope): get, set, insert and remove at
+// any index cost O(log n) and copy only the nodes on the path, so appending
+// to a long list in the state costs the same as appending to a short one.
+type array struct {
+	flat    []*node // the elements, when tree is nil
+	tree    *vnode
+	content int // Σ element sizes
+}
+
+const (
+	// flatArray is the largest element count kept as a plain slice; a tree
+	// that shrinks to flatArray/2 elements becomes a slice again.
+	flatArray = 64
+	// leafMax and kidsMax bound a tree node's elements and children; a node
+	// that outgrows them splits in two.
+	leafMax = 64
+	kidsMax = 32
+	// buildLeaf is the leaf size used when building a tree from a slice:
+	// half full, so that inserts do not split at once.
+	buildLeaf = leafMax / 2
+)
+
+// vnode is a tree node: a leaf holding elements or an inner node holding
+// children. n counts the elements below. Nodes are never written once built.
+type vnode struct {
+	leaf []*node
+	kids []*vnode
+	n    int
+}
+
+// newArray takes ownership of elems.
+func newArray(elems []*node) array {
+	a := array{}
+	for _, e := range elems {
+		a.content += e.size
+	}
+	if len(elems) <= flatArray {
+		a.flat = slices.Clip(elems)
+		return a
+	}
+	a.tree = buildTree(elems)
+	return a
+}
+
+// buildTree builds a balanced tree over elems (more than flatArray of them).
+func buildTree(elems []*node) *vnode {
+	var level []*vnode
+	for i := 0; i < len(elems); i += buildLeaf {
+		end := min(i+buildLeaf, len(elems))
+		level = append(level, &vnode{leaf: elems[i:end:end], n: end - i})
+	}
+	for len(level) > 1 {
+		var up []*vnode
+		for i := 0; i < len(level); i += kidsMax / 2 {
+			end := min(i+kidsMax/2, len(level))
+			v := &vnode{kids: level[i:end:end]}
+			for _, k := range v.kids {
+				v.n += k.n
+			}
+			up = append(up, v)
+		}
+		level = up
+	}
+	return level[0]
+}
+
+func (a *array) len() int {
+	if a.tree != nil {
+		return a.tree.n
+	}
+	return len(a.flat)
+}
+
+func (a *array) at(i int) *node {
+	if a.tree == nil {
+		return a.flat[i]
+	}
+	t := a.tree
+	for t.kids != nil {
+		k, off := t.find(i, false)
+		t, i = t.kids[k], off
+	}
+	return t.leaf[i]
+}
+
+// each calls fn with every element in order until fn returns false.
+func (a *array) each(fn func(*node) bool) {
+	if a.tree == nil {
+		for _, e := range a.flat {
+			if !fn(e) {
+				return
+			}
+		}
+		return
+	}
+	a.tree.each(fn)
+}
+
+// elems returns the elements as a slice the caller must not modify.
+func (a *array) elems() []*node {
+	if a.tree == nil {
+		return a.flat
+	}
+	s := make([]*node, 0, a.tree.n)
+	a.tree.each(func(e *node) bool { s = append(s, e); return true })
+	return s
+}
+
+func (t *vnode) each(fn func(*node) bool) bool {
+	for _, e := range t.leaf {
+		if !fn(e) {
+			return false
+		}
+	}
+	for _, k := range t.kids {
+		if !k.each(fn) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *array) encodedSize() int {
+	n := a.len()
+	if n == 0 {
+		return 2
+	}
+	return 2 + a.content + n - 1
+}
+
+// set returns a with element i replaced by v.
+func (a *array) set(i int, v *node) array {
+	old := a.at(i)
+	r := array{content: a.content - old.size + v.size}
+	if a.tree == nil {
+		r.flat = slices.Clone(a.flat)
+		r.flat[i] = v
+	} else {
+		r.tree = a.tree.set(i, v)
+	}
+	return r
+}
+
+// insert returns a with v inserted before element i (0 <= i <= len).
+func (a *array) insert(i int, v *node) array {
+	r := array{content: a.content + v.size}
+	if a.tree == nil {
+		s := make([]*node, len(a.flat)+1)
+		copy(s, a.flat[:i])
+		s[i] = v
+		copy(s[i+1:], a.flat[i:])
+		if len(s) <= flatArray {
+			r.flat = s
+		} else {
+			r.tree = buildTree(s)
+		}
+		return r
+	}
+	left, right := a.tree.insert(i, v)
+	if right != nil {
+		left = &vnode{kids: []*vnode{left, right}, n: left.n + right.n}
+	}
+	r.tree = left
+	return r
+}
+
+// remove returns a without element i.
+func (a *array) remove(i int) array {
+	r := array{content: a.content - a.at(i).size}
+	if a.tree == nil {
+		s := make([]*node, 0, len(a.flat)-1)
+		s = append(s, a.flat[:i]...)
+		r.flat = append(s, a.flat[i+1:]...)
+		return r
+	}
+	t := a.tree.remove(i)
+	for len(t.kids) == 1 { // drop a root with a single child
+		t = t.kids[0]
+	}
+	if t.n <= flatArray/2 {
+		r.flat = (&array{tree: t}).elems()
+		return r
+	}
+	r.tree = t
+	return r
+}
+
+// find returns the child holding index i and i's offset in it. With insert
+// set, i may be the child's length (an insert at its end).
+func (t *vnode) find(i int, insert bool) (int, int) {
+	last := len(t.kids) - 1
+	for k, c := range t.kids {
+		if i < c.n || insert && i == c.n || k == last {
+			return k, i
+		}
+		i -= c.n
+	}
+	panic("unreachable: an inner node has children")
+}
+
+func (t *vnode) set(i int, v *node) *vnode {
+	if t.kids == nil {
+		l := slices.Clone(t.leaf)
+		l[i] = v
+		return &vnode{leaf: l, n: t.n}
+	}
+	k, off := t.find(i, false)
+	kids := slices.Clone(t.kids)
+	kids[k] = t.kids[k].set(off, v)
+	return &vnode{kids: kids, n: t.n}
+}
+
+// insert returns t with v inserted at i, split in two when it outgrew its
+// bounds (then both halves are returned).
+func (t *vnode) insert(i int, v *node) (*vnode, *vnode) {
+	if t.kids == nil {
+		l := make([]*node, len(t.leaf)+1)
+		copy(l, t.leaf[:i])
+		l[i] = v
+		copy(l[i+1:], t.leaf[i:])
+		if len(l) <= leafMax {
+			return &vnode{leaf: l, n: len(l)}, nil
+		}
+		h := len(l) / 2
+		return &vnode{leaf: l[:h:h], n: h}, &vnode{leaf: l[h:], n: len(l) - h}
+	}
+	k, off := t.find(i, true)
+	a, b := t.kids[k].insert(off, v)
+	kids := make([]*vnode, 0, len(t.kids)+1)
+	kids = append(kids, t.kids[:k]...)
+	kids = append(kids, a)
+	if b != nil {
+		kids = append(kids, b)
+	}
+	kids = append(kids, t.kids[k+1:]...)
+	if len(kids) <= kidsMax {
+		return &vnode{kids: kids, n: t.n + 1}, nil
+	}
+	h := len(kids) / 2
+	left, right := &vnode{kids: kids[:h:h]}, &vnode{kids: kids[h:]}
+	for _, c := range left.kids {
+		left.n += c.n
+	}
+	right.n = t.n + 1 - left.n
+	return left, right
+}
+
+// remove returns t without element i, or nil when t is left empty.
+func (t *vnode) remove(i int) *vnode {
+	if t.kids == nil {
+		if len(t.leaf) == 1 {
+			return nil
+		}
+		l := make([]*node, 0, len(t.leaf)-1)
+		l = append(l, t.leaf[:i]...)
+		l = append(l, t.leaf[i+1:]...)
+		return &vnode{leaf: l, n: len(l)}
+	}
+	k, off := t.find(i, false)
+	c := t.kids[k].remove(off)
+	kids := make([]*vnode, 0, len(t.kids))
+	kids = append(kids, t.kids[:k]...)
+	if c != nil {
+		kids = append(kids, c)
+	}
+	kids = append(kids, t.kids[k+1:]...)
+	if len(kids) == 0 {
+		return nil
+	}
+	return &vnode{kids: kids, n: t.n - 1}
+}

@@ -1,0 +1,115 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Sentinel errors. An *Error wraps exactly one of them (match with errors.Is);
+// ErrInvalidPatch may also wrap a *SyntaxError.
+var (
+	// ErrInvalidPatch: the patch is not a JSON array of operation objects, or
+	// an operation lacks a member its op requires ("path", "from", "value"),
+	// has one of the wrong type, or moves a value into its own child.
+	ErrInvalidPatch = errors.New("invalid patch")
+	// ErrUnknownOp: an operation's "op" is not one of add, remove, replace,
+	// move, copy, test. Returned only with Options.RejectUnknownOps; by
+	// default such operations are dropped with a Warning.
+	ErrUnknownOp = errors.New("unknown operation")
+	// ErrInvalidPointer: a "path" or "from" is not an RFC 6901 JSON pointer,
+	// or reaches into an array with a token that is not an index (leading
+	// zero, sign, exponent, letters).
+	ErrInvalidPointer = errors.New("invalid JSON pointer")
+	// ErrPathNotFound: the location an operation needs does not exist (for
+	// add: its parent), including array indices out of range and descending
+	// into a string, number, boolean or null.
+	ErrPathNotFound = errors.New("path not found")
+	// ErrTestFailed: a test operation found a different value.
+	ErrTestFailed = errors.New("test failed")
+	// ErrTooLarge: an operation would grow the document past
+	// Options.MaxDocumentBytes (the defence against copy bombs).
+	ErrTooLarge = errors.New("document too large")
+)
+
+// Error is the error Apply returns when a patch cannot be applied. The
+// document is then unchanged: a patch applies whole or not at all.
+type Error struct {
+	// Index is the position of the failing operation in the patch array, or
+	// -1 when the patch as a whole is malformed (not a JSON array).
+	Index int
+	// Op is the failing operation's "op" ("" when absent or not a string).
+	Op string
+	// Path is the failing operation's "path" as written ("" when absent).
+	Path string
+	// Reason says what went wrong, in words, naming the JSON pointer of the
+	// location involved.
+	Reason string
+	// Err is one of the sentinel errors of this package (ErrTestFailed,
+	// ErrPathNotFound, ...), for errors.Is; for a patch that is not JSON, an
+	// error that matches both ErrInvalidPatch and a *SyntaxError.
+	Err error
+}
+
+// Error implements error, e.g.
+//
+//	patch: operation 1 (test "/version"): test failed: value at "/version" is 1, want 2
+func (e *Error) Error() string {
+	where := "patch"
+	if e.Index >= 0 {
+		where = "patch: operation " + strconv.Itoa(e.Index)
+		switch {
+		case e.Op != "":
+			where += fmt.Sprintf(" (%s %q)", e.Op, e.Path)
+		case e.Path != "":
+			where += fmt.Sprintf(" (at %q)", e.Path)
+		}
+	}
+	if e.Err == nil {
+		return where + ": " + e.Reason
+	}
+	return where + ": " + e.Err.Error() + ": " + e.Reason
+}
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Warning reports something Apply tolerated: an operation with an unknown
+// "op", removed before the rest of the patch was applied (PROTOCOL.md G2).
+type Warning struct {
+	// Index is the position of the operation in the patch array.
+	Index int
+	// Op is the operation's "op" as written.
+	Op string
+	// Path is the operation's "path" as written ("" when absent).
+	Path string
+	// Message says what was done and why.
+	Message string
+}
+
+// String formats the warning like an Error.
+func (w Warning) String() string {
+	return fmt.Sprintf("patch: operation %d (%s %q): %s", w.Index, w.Op, w.Path, w.Message)
+}
+
+// causeError is a sentinel with the error that caused it: it prints as the
+// sentinel (the cause is in Error.Reason) and matches both.
+type causeError struct {
+	sentinel, cause error
+}
+
+func (e causeError) Error() string { return e.sentinel.Error() }
+
+func (e causeError) Unwrap() []error { return []error{e.sentinel, e.cause} }
+
+// failure is what goes wrong inside the engine, before the operation index
+// and op are known; Apply turns it into an *Error. It is deliberately not an
+// error, so that a nil *failure never becomes a non-nil error.
+type failure struct {
+	err    error // sentinel
+	reason string
+}
+
+func failf(sentinel error, format string, args ...any) *failure {
+	return &failure{err: sentinel, reason: fmt.Sprintf(format, args...)}
+}

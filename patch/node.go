@@ -1,0 +1,259 @@
+package patch
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// kind is the JSON type of a node.
+type kind uint8
+
+const (
+	kindNull kind = iota
+	kindFalse
+	kindTrue
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// node is one immutable JSON value of a document tree. Nodes are shared
+// between documents (a patch copies only the path it changes), so a node is
+// never written after it has been built and handed out.
+type node struct {
+	kind kind
+	// size is the length in bytes of the node's compact JSON encoding, kept so
+	// that the size of every new document is known in O(depth).
+	size int
+	// text is the literal of a number (as written, validated) or the decoded
+	// value of a string.
+	text string
+	arr  *array
+	obj  *object
+}
+
+var (
+	nullNode  = &node{kind: kindNull, size: 4}
+	falseNode = &node{kind: kindFalse, size: 5}
+	trueNode  = &node{kind: kindTrue, size: 4}
+)
+
+func newString(s string) *node {
+	return &node{kind: kindString, text: s, size: quotedLen(s)}
+}
+
+func newNumber(lit string) *node {
+	return &node{kind: kindNumber, text: lit, size: len(lit)}
+}
+
+// arrayNode and objectNode put a container and its node in one allocation.
+type arrayNode struct {
+	n node
+	a array
+}
+
+type objectNode struct {
+	n node
+	o object
+}
+
+func newArrayNode(a array) *node {
+	x := &arrayNode{a: a}
+	x.n = node{kind: kindArray, arr: &x.a, size: a.encodedSize()}
+	return &x.n
+}
+
+func newObjectNode(o object) *node {
+	x := &objectNode{o: o}
+	x.n = node{kind: kindObject, obj: &x.o, size: o.encodedSize()}
+	return &x.n
+}
+
+// kindName names a node's JSON type for error messages.
+func (n *node) kindName() string {
+	switch n.kind {
+	case kindNull:
+		return "null"
+	case kindFalse, kindTrue:
+		return "boolean"
+	case kindNumber:
+		return "number"
+	case kindString:
+		return "string"
+	case kindArray:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// equal reports whether a and b are equal JSON values in the sense of RFC 6902
+// section 4.6: same type; strings equal after unescaping; numbers numerically
+// equal; arrays element-wise equal; objects with the same member names and
+// equal values, regardless of order.
+func equal(a, b *node) bool {
+	if a == b {
+		return true
+	}
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case kindNull, kindFalse, kindTrue:
+		return true
+	case kindString:
+		return a.text == b.text
+	case kindNumber:
+		return numbersEqual(a.text, b.text)
+	case kindArray:
+		if a.arr.len() != b.arr.len() {
+			return false
+		}
+		bs := b.arr.elems()
+		i, same := 0, true
+		a.arr.each(func(e *node) bool {
+			same = equal(e, bs[i])
+			i++
+			return same
+		})
+		return same
+	default:
+		if a.obj.len() != b.obj.len() {
+			return false
+		}
+		same := true
+		a.obj.each(func(k string, v *node) bool {
+			w, ok := b.obj.get(k)
+			same = ok && equal(v, w)
+			return same
+		})
+		return same
+	}
+}
+
+// numbersEqual compares two valid JSON number literals by value, as
+// JavaScript (and so the reference client) does: both are read as IEEE 754
+// doubles, so 1, 1.0 and 1e0 are equal, -0 equals 0, and literals beyond the
+// double range compare as infinities.
+func numbersEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, _ := strconv.ParseFloat(a, 64) // a valid literal out of range yields ±Inf, which is what we want
+	y, _ := strconv.ParseFloat(b, 64)
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return false
+	}
+	return x == y
+}
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+// appendNode appends the compact JSON encoding of n to b.
+func appendNode(b []byte, n *node) []byte {
+	switch n.kind {
+	case kindNull:
+		return append(b, "null"...)
+	case kindFalse:
+		return append(b, "false"...)
+	case kindTrue:
+		return append(b, "true"...)
+	case kindNumber:
+		return append(b, n.text...)
+	case kindString:
+		return appendQuoted(b, n.text)
+	case kindArray:
+		b = append(b, '[')
+		first := true
+		n.arr.each(func(e *node) bool {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendNode(b, e)
+			return true
+		})
+		return append(b, ']')
+	default:
+		b = append(b, '{')
+		first := true
+		n.obj.eachInOrder(func(k string, v *node) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendQuoted(b, k)
+			b = append(b, ':')
+			b = appendNode(b, v)
+		})
+		return append(b, '}')
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// escapeLen is the encoded length of each ASCII byte inside a JSON string.
+var escapeLen = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			t[c] = 2
+		case c < 0x20:
+			t[c] = 6
+		default:
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// quotedLen returns len(appendQuoted(nil, s)) without building it.
+func quotedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n += int(escapeLen[c])
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// appendQuoted appends s as a JSON string. It escapes only what JSON requires
+// (quote, backslash, control characters), as JavaScript's JSON.stringify
+// does. s is valid UTF-8: the parser guarantees it for every string it builds.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || escapeLen[c] == 1 {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

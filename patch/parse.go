@@ -1,0 +1,447 @@
+package patch
+
+import (
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxNesting bounds how deeply arrays and objects may nest in a parsed value,
+// as encoding/json does, so hostile input cannot exhaust the stack.
+const maxNesting = 10000
+
+// SyntaxError reports input that is not one valid JSON value (RFC 8259).
+type SyntaxError struct {
+	// Offset is the byte offset in the input where the problem was found.
+	Offset int
+	// Msg says what was wrong there.
+	Msg string
+}
+
+// Error implements error.
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte offset %d: %s", e.Offset, e.Msg)
+}
+
+// parser builds an immutable node tree from JSON text. It owns nothing of its
+// input: every string it keeps is copied.
+type parser struct {
+	b     []byte
+	i     int
+	depth int
+	// names interns member names (see name); nameCount counts the names
+	// parsed before it exists.
+	names     map[string]string
+	nameCount int
+}
+
+const (
+	// internAfter is the number of member names after which a parser starts
+	// interning: a patch of a few operations never pays for the map.
+	internAfter = 64
+	// maxNames bounds the names a parser interns; later names are still
+	// found if interned, but not added.
+	maxNames = 1024
+)
+
+// parseValue parses b, which must hold exactly one JSON value surrounded by
+// optional whitespace.
+func parseValue(b []byte) (*node, error) {
+	p := parser{b: b}
+	p.skipSpace()
+	n, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.i != len(p.b) {
+		return nil, p.errorf("unexpected %s after the top-level value", p.describe())
+	}
+	return n, nil
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
+}
+
+// describe names the byte at the cursor for an error message.
+func (p *parser) describe() string {
+	if p.i >= len(p.b) {
+		return "end of input"
+	}
+	c := p.b[p.i]
+	if c >= 0x20 && c < utf8.RuneSelf {
+		return fmt.Sprintf("character %q", c)
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func (p *parser) skipSpace() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() (*node, error) {
+	if p.i >= len(p.b) {
+		return nil, p.errorf("unexpected end of input, want a value")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return newString(s), nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return p.literal("true", trueNode)
+	case c == 'f':
+		return p.literal("false", falseNode)
+	case c == 'n':
+		return p.literal("null", nullNode)
+	default:
+		return nil, p.errorf("unexpected %s, want a value", p.describe())
+	}
+}
+
+func (p *parser) literal(lit string, n *node) (*node, error) {
+	if len(p.b)-p.i < len(lit) || string(p.b[p.i:p.i+len(lit)]) != lit {
+		return nil, p.errorf("invalid literal, want %s", lit)
+	}
+	p.i += len(lit)
+	return n, nil
+}
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return p.errorf("arrays and objects nest deeper than %d levels", maxNesting)
+	}
+	return nil
+}
+
+func (p *parser) array() (*node, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.i++ // [
+	p.skipSpace()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return newArrayNode(newArray(nil)), nil
+	}
+	elems := make([]*node, 0, 4)
+	for {
+		p.skipSpace()
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, v)
+		p.skipSpace()
+		if p.i >= len(p.b) {
+			return nil, p.errorf("unexpected end of input in array, want ',' or ']'")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			p.depth--
+			return newArrayNode(newArray(elems)), nil
+		default:
+			return nil, p.errorf("unexpected %s in array, want ',' or ']'", p.describe())
+		}
+	}
+}
+
+func (p *parser) object() (*node, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.i++ // {
+	var b objectBuilder
+	p.skipSpace()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		p.depth--
+		return newObjectNode(b.build()), nil
+	}
+	for {
+		p.skipSpace()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.errorf("unexpected %s in object, want a member name", p.describe())
+		}
+		k, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, p.errorf("unexpected %s after member name, want ':'", p.describe())
+		}
+		p.i++
+		p.skipSpace()
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		b.add(k, v)
+		p.skipSpace()
+		if p.i >= len(p.b) {
+			return nil, p.errorf("unexpected end of input in object, want ',' or '}'")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			p.depth--
+			return newObjectNode(b.build()), nil
+		default:
+			return nil, p.errorf("unexpected %s in object, want ',' or '}'", p.describe())
+		}
+	}
+}
+
+func (p *parser) number() (*node, error) {
+	start := p.i
+	digits := func() int {
+		n := 0
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.b) && p.b[p.i] == '0':
+		p.i++
+	case digits() == 0:
+		return nil, p.errorf("invalid number, want a digit")
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return nil, p.errorf("invalid number, want a digit after '.'")
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("invalid number, want a digit in the exponent")
+		}
+	}
+	return newNumber(string(p.b[start:p.i])), nil
+}
+
+// name parses a member name. Names repeat across the objects of a document
+// (every item has an "id"), so once a document has shown more than a few,
+// plain ASCII names are interned and each is allocated once.
+func (p *parser) name() (string, error) {
+	if p.names != nil {
+		j := p.i + 1
+		for j < len(p.b) && p.b[j] != '"' && p.b[j] != '\\' && p.b[j] >= 0x20 && p.b[j] < utf8.RuneSelf {
+			j++
+		}
+		if j < len(p.b) && p.b[j] == '"' {
+			raw := p.b[p.i+1 : j]
+			if k, ok := p.names[string(raw)]; ok { // does not allocate
+				p.i = j + 1
+				return k, nil
+			}
+			k := intern(raw)
+			if len(p.names) < maxNames {
+				p.names[k] = k
+			}
+			p.i = j + 1
+			return k, nil
+		}
+	}
+	p.nameCount++
+	if p.nameCount == internAfter {
+		p.names = make(map[string]string)
+	}
+	return p.str()
+}
+
+// str parses a JSON string at the cursor and returns its decoded value.
+// Invalid UTF-8 and unpaired surrogate escapes decode to U+FFFD, as
+// encoding/json and JavaScript's TextDecoder do.
+func (p *parser) str() (string, error) {
+	p.i++ // opening quote
+	start := p.i
+	// Fast path: no escapes, valid UTF-8.
+	ascii := true
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			s := p.b[start:p.i]
+			if ascii || utf8.Valid(s) {
+				p.i++
+				return intern(s), nil
+			}
+			break
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.errorf("control character 0x%02x in string, must be escaped", c)
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+		p.i++
+	}
+	// Slow path: decode escapes and repair invalid UTF-8.
+	p.i = start
+	out := make([]byte, 0, 16)
+	for {
+		if p.i >= len(p.b) {
+			return "", p.errorf("unexpected end of input in string")
+		}
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(out), nil
+		case c < 0x20:
+			return "", p.errorf("control character 0x%02x in string, must be escaped", c)
+		case c == '\\':
+			r, err := p.escape()
+			if err != nil {
+				return "", err
+			}
+			out = utf8.AppendRune(out, r)
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			p.i++
+		default:
+			r, size := utf8.DecodeRune(p.b[p.i:])
+			out = utf8.AppendRune(out, r) // RuneError for an invalid byte
+			p.i += size
+		}
+	}
+}
+
+// escape decodes the escape sequence at the cursor (which is at the
+// backslash), combining a surrogate pair into one rune.
+func (p *parser) escape() (rune, error) {
+	if p.i+1 >= len(p.b) {
+		return 0, p.errorf("unexpected end of input in string escape")
+	}
+	c := p.b[p.i+1]
+	p.i += 2
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+		r, err := p.hex4()
+		if err != nil {
+			return 0, err
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, nil
+		}
+		// A high surrogate followed by an escaped low surrogate is one rune;
+		// anything else is an unpaired surrogate.
+		if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+			save := p.i
+			p.i += 2
+			r2, err := p.hex4()
+			if err != nil {
+				return 0, err
+			}
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, nil
+			}
+			p.i = save
+		}
+		return utf8.RuneError, nil
+	default:
+		p.i -= 1
+		return 0, p.errorf("invalid escape character %q in string", c)
+	}
+}
+
+func (p *parser) hex4() (rune, error) {
+	if len(p.b)-p.i < 4 {
+		return 0, p.errorf("unexpected end of input in \\u escape")
+	}
+	var r rune
+	for k := range 4 {
+		c := p.b[p.i+k]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			p.i += k
+			return 0, p.errorf("invalid hex digit %q in \\u escape", c)
+		}
+		r = r<<4 | rune(d)
+	}
+	p.i += 4
+	return r, nil
+}
+
+// intern returns the member names and op values of patch operations without
+// allocating, and a new string for anything else.
+func intern(b []byte) string {
+	switch string(b) { // does not allocate
+	case "op":
+		return "op"
+	case "path":
+		return "path"
+	case "from":
+		return "from"
+	case "value":
+		return "value"
+	case "add":
+		return "add"
+	case "remove":
+		return "remove"
+	case "replace":
+		return "replace"
+	case "move":
+		return "move"
+	case "copy":
+		return "copy"
+	case "test":
+		return "test"
+	}
+	return string(b)
+}
