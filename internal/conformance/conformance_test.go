@@ -69,3 +69,28 @@ func names(es []os.DirEntry) []string {
 	}
 	return out
 }
+
+func TestCheckFinal(t *testing.T) {
+	v := &Vector{Expect: Expect{
+		Verdict:           "accept",
+		Messages:          []byte(`[{"id":"<minted-uuid-1>","role":"reasoning","content":"x"},{"id":"m1","role":"assistant","content":"hi"}]`),
+		State:             []byte(`{"a":1}`),
+		PendingInterrupts: []byte(`[]`),
+	}}
+	tests := []struct {
+		name                     string
+		messages, state, pending string
+		diffs                    int
+	}{
+		{"equal, minted id by content", `[{"id":"u-42","role":"reasoning","content":"x"},{"role":"assistant","content":"hi","id":"m1"}]`, `{"a":1}`, `[]`, 0},
+		{"minted content differs", `[{"id":"u-42","role":"reasoning","content":"y"},{"id":"m1","role":"assistant","content":"hi"}]`, `{"a":1}`, `[]`, 1},
+		{"extra key", `[{"id":"u","role":"reasoning","content":"x"},{"id":"m1","role":"assistant","content":"hi","name":"n"}]`, `{"a":1}`, `[]`, 1},
+		{"state and pending differ", `[{"id":"u","role":"reasoning","content":"x"},{"id":"m1","role":"assistant","content":"hi"}]`, `{"a":2}`, `null`, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := v.CheckFinal([]byte(tc.messages), []byte(tc.state), []byte(tc.pending))
+			assert.Len(t, d, tc.diffs, "%v", d)
+		})
+	}
+}

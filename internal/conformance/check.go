@@ -1,0 +1,74 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+)
+
+var minted = regexp.MustCompile(`^<minted-uuid-\d+>$`)
+
+// CheckFinal compares the final messages, state and pending interrupts a
+// consumer produced (each as JSON) with the vector's expectation, as the
+// README says: JSON values compared with key order aside, absent keys absent,
+// and a message whose expected id is a <minted-uuid-N> placeholder compared
+// by everything but its id (one placeholder standing for one id). It returns
+// one line per difference; none means the consumer passes. It must only be
+// called for accepting vectors.
+func (v *Vector) CheckFinal(messages, state, pendingInterrupts json.RawMessage) []string {
+	var diffs []string
+	var want, got []map[string]any
+	if err := json.Unmarshal(v.Expect.Messages, &want); err != nil {
+		return []string{fmt.Sprintf("expected messages do not decode: %v", err)}
+	}
+	if err := json.Unmarshal(messages, &got); err != nil {
+		return []string{fmt.Sprintf("messages do not decode as an array of objects: %v", err)}
+	}
+	seen := map[string]any{}
+	for i := range want {
+		id, _ := want[i]["id"].(string)
+		if !minted.MatchString(id) || i >= len(got) {
+			continue
+		}
+		if prev, ok := seen[id]; ok && prev != got[i]["id"] {
+			diffs = append(diffs, fmt.Sprintf("messages[%d]: placeholder %s stands for %v and %v", i, id, prev, got[i]["id"]))
+		}
+		seen[id] = got[i]["id"]
+		got[i]["id"] = id
+	}
+	if want == nil {
+		want = []map[string]any{}
+	}
+	if got == nil {
+		got = []map[string]any{}
+	}
+	if !reflect.DeepEqual(want, got) {
+		diffs = append(diffs, fmt.Sprintf("messages:\n  want %s\n  got  %s", mustJSON(want), mustJSON(got)))
+	}
+	diffs = append(diffs, compareValue("state", v.Expect.State, state)...)
+	diffs = append(diffs, compareValue("pendingInterrupts", v.Expect.PendingInterrupts, pendingInterrupts)...)
+	return diffs
+}
+
+func compareValue(what string, want, got json.RawMessage) []string {
+	var w, g any
+	if err := json.Unmarshal(want, &w); err != nil {
+		return []string{fmt.Sprintf("expected %s does not decode: %v", what, err)}
+	}
+	if err := json.Unmarshal(got, &g); err != nil {
+		return []string{fmt.Sprintf("%s does not decode: %v", what, err)}
+	}
+	if !reflect.DeepEqual(w, g) {
+		return []string{fmt.Sprintf("%s:\n  want %s\n  got  %s", what, mustJSON(w), mustJSON(g))}
+	}
+	return nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}

@@ -1,0 +1,681 @@
+// Package model is the data behind a view.View: every value the view answers
+// from and every piece of verifier bookkeeping the reducer needs (open
+// entities, owners, chunk lanes, steps, runs), held in persistent collections
+// so that folding an event copies only the paths it changes.
+//
+// Package view defines View and Invocation as defined types of the View and
+// Inv types here, so that the reducer (which imports both) can convert a
+// *view.View to a *model.View and build the next one, while users of package
+// view see only its read methods: the methods declared here are not part of
+// the defined types' method sets, and the single field of View and Inv is
+// unexported.
+//
+// # Immutability
+//
+// A State reachable from a published View is never written again. The
+// reducer copies the State struct (a few dozen words), replaces the persistent
+// collections it changes with updated versions and publishes a new View. Msg,
+// Call, InvData and Run values reachable from a published View are likewise
+// never written: they are copied, changed and stored anew.
+//
+// # Concurrency
+//
+// Values are immutable once published, so any number of goroutines may read
+// them without locks.
+package model
+
+import (
+	"encoding/json"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
+)
+
+// View is an immutable fold of a stream: package view's View is a defined
+// type of it.
+type View struct{ st State }
+
+// NewView returns a View holding st. st must not be written afterwards.
+func NewView(st State) *View { return &View{st: st} }
+
+// S returns the view's state. Callers must not write through it.
+func (v *View) S() *State { return &v.st }
+
+// Inv is one invocation node of the tree: package view's Invocation is a
+// defined type of it. A node is never written once published; a change makes
+// a new node, so pointer equality between two views means "unchanged".
+// spare is room for the node's hot message (InvData.Hot), allocated with the
+// node because a streamed delta changes the node and one message together.
+type Inv struct {
+	d     InvData
+	spare Msg
+}
+
+// NewInv returns a node holding d. d must not be written afterwards, and
+// d.Hot must be nil: a node's hot message lives in its own spare room.
+func NewInv(d InvData) *Inv { return &Inv{d: d} }
+
+// Clone returns a private copy of i to change before publishing. The hot
+// message moves into the copy's own room, so that no node ever points into
+// another (which would keep old nodes, and what they hold, alive).
+func (i *Inv) Clone() *Inv {
+	c := &Inv{d: i.d}
+	if i.d.Hot != nil {
+		c.spare = *i.d.Hot
+		c.d.Hot = &c.spare
+	}
+	return c
+}
+
+// D returns the node's data. Callers must not write through it.
+func (i *Inv) D() *InvData { return &i.d }
+
+// Phase is where the stream is in the run lifecycle (PROTOCOL.md V1–V4).
+type Phase uint8
+
+// Phases.
+const (
+	PhaseNone     Phase = iota // no run yet: only RUN_STARTED or RUN_ERROR may come
+	PhaseActive                // a run is running
+	PhaseFinished              // the last run finished: RUN_STARTED or RUN_ERROR may come
+	PhaseErrored               // the last run errored: only RUN_STARTED may come
+)
+
+// Run statuses; package view exposes them as typed constants with the same
+// strings.
+const (
+	RunRunning     = "running"
+	RunFinished    = "finished"
+	RunErrored     = "errored"
+	RunInterrupted = "interrupted"
+	RunIncomplete  = "incomplete"
+	RunCancelled   = "cancelled"
+	RunFailed      = "failed"
+)
+
+// InvStatus is an invocation's status (one byte: nodes are copied on every
+// streamed delta).
+type InvStatus uint8
+
+// Invocation statuses.
+const (
+	InvUnannounced InvStatus = iota
+	InvRunning
+	InvFinished
+	InvSuspended
+	InvErrored
+	InvAbandoned
+)
+
+var invStatusNames = [...]string{"unannounced", "running", "finished", "suspended", "errored", "abandoned"}
+
+// String returns the status as package view spells it.
+func (s InvStatus) String() string { return invStatusNames[s] }
+
+// EntStatus is the status of a message, tool call, step or span.
+type EntStatus uint8
+
+// Entity statuses. EntHistory marks what arrived complete (history,
+// snapshots); package view reports it as closed.
+const (
+	EntHistory EntStatus = iota
+	EntOpen
+	EntClosed
+	EntAbandoned
+)
+
+var entStatusNames = [...]string{"closed", "open", "closed", "abandoned"}
+
+// String returns the status as package view spells it.
+func (s EntStatus) String() string { return entStatusNames[s] }
+
+// Owner names who produced or owns something: the parent agent (Sub false)
+// or the subagent invocation ID (Sub true; "" is a legal id). As an event's
+// tag, the zero Owner means "untagged".
+type Owner struct {
+	Sub bool
+	ID  string
+}
+
+// Parent is the parent agent.
+var Parent = Owner{}
+
+// OwnerOf returns the owner named by an optional tag.
+func OwnerOf(id string, ok bool) Owner { return Owner{Sub: ok, ID: id} }
+
+// Key returns a map key for o, distinct for every owner.
+func (o Owner) Key() string {
+	if !o.Sub {
+		return ""
+	}
+	return "\x01" + o.ID
+}
+
+// Tag returns o as an optional subagentRunId: nil for the parent agent.
+func (o Owner) Tag() *string {
+	if !o.Sub {
+		return nil
+	}
+	id := o.ID
+	return &id
+}
+
+// Describe names o for messages: "subagent 'x'" or "the parent agent".
+func (o Owner) Describe() string {
+	if !o.Sub {
+		return "the parent agent"
+	}
+	return "subagent '" + o.ID + "'"
+}
+
+// Quoted names o as the reference's error texts do: 'x' or '(the parent agent)'.
+func (o Owner) Quoted() string {
+	if !o.Sub {
+		return "'(the parent agent)'"
+	}
+	return "'" + o.ID + "'"
+}
+
+// Kind is the kind of a message for the rule "one id, one message"
+// (PROTOCOL.md G7).
+type Kind uint8
+
+// Message kinds.
+const (
+	KindText      Kind = iota + 1 // developer, system, assistant, user
+	KindReasoning                 // reasoning
+	KindTool                      // tool result
+	KindActivity                  // activity
+)
+
+// KindOf returns the kind of a message role.
+func KindOf(r event.Role) Kind {
+	switch r {
+	case event.RoleReasoning:
+		return KindReasoning
+	case event.RoleTool:
+		return KindTool
+	case event.RoleActivity:
+		return KindActivity
+	}
+	return KindText
+}
+
+// String names the kind for messages.
+func (k Kind) String() string {
+	switch k {
+	case KindReasoning:
+		return "reasoning message"
+	case KindTool:
+		return "tool result message"
+	case KindActivity:
+		return "activity message"
+	}
+	return "text message"
+}
+
+// OwnerRec is a recorded message owner with the kind of message it was
+// recorded for.
+type OwnerRec struct {
+	Owner Owner
+	Kind  Kind
+}
+
+// Loc locates a message: the invocation node holding it (-1: the root) and
+// its position in that node's message vector.
+type Loc struct {
+	Inv int
+	Pos int
+}
+
+// SpanLoc is an open reasoning span: its owner and where its record is.
+type SpanLoc struct {
+	Owner Owner
+	Inv   int
+	Pos   int
+}
+
+// StepLoc is an open step: its owner, name and where its record is.
+type StepLoc struct {
+	Owner Owner
+	Name  string
+	Inv   int
+	Pos   int
+}
+
+// LaneKind is the kind of a pending chunk stream (PROTOCOL.md §4).
+type LaneKind uint8
+
+// Lane kinds.
+const (
+	LaneText LaneKind = iota + 1
+	LaneTool
+	LaneReasoning
+)
+
+// Lane is the pending chunk stream of one owner.
+type Lane struct {
+	Owner     Owner
+	Kind      LaneKind
+	ID        string
+	Role      *event.Role
+	Name      *string
+	ToolName  string
+	ParentMsg *string
+}
+
+// Open is an open text or reasoning message: its owner and, while it is in
+// the message list (In), where it lives, so that a streamed delta finds it in
+// the small map of open entities without a lookup in the message index.
+type Open struct {
+	Owner Owner
+	Loc   Loc
+	In    bool
+}
+
+// OpenCall is an open tool call: its owner and, while a message holds it
+// (Held), where that message lives and the call's index in it.
+type OpenCall struct {
+	Owner Owner
+	Loc   Loc
+	Idx   int
+	Held  bool
+}
+
+// RunScope is the verifier bookkeeping that resets at every RUN_STARTED
+// (PROTOCOL.md V5): open entities, steps, subagent lifecycle, chunk lanes.
+type RunScope struct {
+	OpenText  persist.Map[Open]     // text message id → owner, where
+	OpenTool  persist.Map[OpenCall] // tool call id → owner, where
+	OpenRsn   persist.Map[Open]     // reasoning message id → owner, where
+	OpenSpan  persist.Map[SpanLoc]  // reasoning span id → owner, record
+	OpenSteps persist.Map[StepLoc]  // owner key + "\x00" + name → step
+
+	Active     persist.Map[int]      // active subagent id → node
+	Closed     persist.Map[struct{}] // ids finished, suspended or errored in this run
+	Started    persist.Map[struct{}] // ids started in this run
+	Attributed persist.Map[struct{}] // ids some attributable event carried in this run
+
+	Lanes persist.Map[Lane] // owner key → pending chunk stream
+}
+
+// Thinking is the translation state of the deprecated THINKING_* events
+// (PROTOCOL.md §3.8): the ids minted for the open span and message.
+type Thinking struct {
+	Span    string
+	SpanSet bool
+	Msg     string
+	MsgSet  bool
+}
+
+// Diag is one diagnostic.
+type Diag struct {
+	Index   int
+	Kind    string // "violation" or "warning"
+	Rule    string
+	Type    event.Type
+	Message string
+}
+
+// ErrorInfo is an error report (RUN_ERROR, SUBAGENT_ERROR, a broken stream).
+type ErrorInfo struct {
+	Message string
+	Code    *string
+}
+
+// Run is one run of the stream.
+type Run struct {
+	ThreadID    string
+	RunID       string
+	ParentRunID *string
+	Implicit    bool // opened by a RUN_ERROR with no RUN_STARTED
+	Status      string
+	Outcome     *event.RunFinishedOutcome
+	Result      json.RawMessage
+	Err         *ErrorInfo
+	Interrupts  []event.Interrupt
+	Start       int // index of the event that opened it
+	End         int // index of the event that closed it, -1 while open
+}
+
+// State is everything a view holds. The fields that change on almost every
+// event (counters and the invocation nodes) are held directly; the rest is
+// behind C and copied only by the events that change it, so that folding a
+// streamed delta copies a few words.
+type State struct {
+	Step   uint64 // folds so far (events, refusals, ends); versions derive from it
+	Events int    // wire events seen
+
+	// Invocations: subagent nodes in first-seen order (read them with Inv,
+	// EachInv), and the root (the parent agent).
+	invs persist.Vector[*Inv]
+	// hot holds recently changed nodes, direct-mapped by key in groups of
+	// eight; invs is stale for a key whose node is here. Interleaved
+	// subagents each change their node on every delta; keeping the latest
+	// ones here costs copying one small group per event instead of a vector
+	// path, whatever the number of invocations.
+	hot  [hotGroups]*hotGroup
+	Root *Inv
+
+	C *Cold
+}
+
+const (
+	hotGroups = 4
+	hotGroup8 = 8
+	hotInvs   = hotGroups * hotGroup8
+)
+
+type hotGroup [hotGroup8]*Inv
+
+func (s *State) hotAt(key int) *Inv {
+	slot := key % hotInvs
+	if g := s.hot[slot/hotGroup8]; g != nil {
+		if h := g[slot%hotGroup8]; h != nil && h.d.Key == key {
+			return h
+		}
+	}
+	return nil
+}
+
+// NInvs returns the number of subagent nodes.
+func (s *State) NInvs() int { return s.invs.Len() }
+
+// Inv returns subagent node key (0 ≤ key < NInvs).
+func (s *State) Inv(key int) *Inv {
+	if h := s.hotAt(key); h != nil {
+		return h
+	}
+	return s.invs.At(key)
+}
+
+// SetInvs stores the nodes ns (each under its Key); s must be a private copy.
+func (s *State) SetInvs(ns ...*Inv) {
+	var copied [hotGroups]bool
+	for _, n := range ns {
+		key := n.d.Key
+		slot := key % hotInvs
+		gi := slot / hotGroup8
+		if !copied[gi] {
+			g := new(hotGroup)
+			if s.hot[gi] != nil {
+				*g = *s.hot[gi]
+			}
+			s.hot[gi] = g
+			copied[gi] = true
+		}
+		p := &s.hot[gi][slot%hotGroup8]
+		if h := *p; h != nil && h.d.Key != key {
+			s.invs = s.invs.Set(h.d.Key, h)
+		}
+		*p = n
+	}
+}
+
+// AppendInv adds node n as the last subagent node and returns its key; s
+// must be a private copy.
+func (s *State) AppendInv(n *Inv) int {
+	key := s.invs.Len()
+	n.d.Key = key
+	s.invs = s.invs.Append(n)
+	return key
+}
+
+// EachInv calls fn for each subagent node in first-seen order until fn
+// returns false.
+func (s *State) EachInv(fn func(*Inv) bool) {
+	for key, n := range s.invs.All() {
+		if h := s.hotAt(key); h != nil {
+			n = h
+		}
+		if !fn(n) {
+			return
+		}
+	}
+}
+
+// Cold is the part of a State most events leave alone.
+type Cold struct {
+	Ended bool
+
+	Phase Phase
+	Runs  persist.Vector[Run]
+	Scope RunScope
+
+	// Messages: the AG-UI list in order, where each message lives, which
+	// message holds each tool call.
+	Order   persist.Seq
+	MsgLoc  persist.Map[Loc]
+	CallLoc persist.Map[string] // tool call id → holding message id
+
+	// Owners, kept for the whole stream (PROTOCOL.md G6).
+	MsgOwner  persist.Map[OwnerRec]
+	CallOwner persist.Map[Owner]
+	SpanOwner persist.Map[Owner]
+
+	InvIDs persist.Map[int] // subagent id → its latest node
+
+	Doc     patch.Document // the run-scoped state
+	DocBy   Owner          // who last changed it (provenance)
+	DocSet  bool           // DocBy is meaningful
+	Pending []event.Interrupt
+
+	Diags     persist.Vector[Diag]
+	Violating int // violations recorded
+	Thinking  Thinking
+}
+
+// InvData is one invocation: a subagent, or the root (the parent agent). The
+// fields streamed events change are held directly; the rest is behind I.
+type InvData struct {
+	Key     int // position among the subagent nodes; -1 for the root
+	Status  InvStatus
+	Version uint64
+	// Msgs are the messages tagged with this invocation, in creation order;
+	// nil = moved or removed. The entry at HotPos is stale when Hot is set:
+	// the message being streamed into is kept in Hot, so that a run of
+	// deltas into one message copies this struct and not a vector path.
+	Msgs   persist.Vector[*Msg]
+	Hot    *Msg
+	HotPos int
+	I      *InvInfo
+}
+
+// MsgAt returns the message at position pos of d's messages (nil: moved or
+// removed).
+func (d *InvData) MsgAt(pos int) *Msg {
+	if d.Hot != nil && pos == d.HotPos {
+		return d.Hot
+	}
+	return d.Msgs.At(pos)
+}
+
+// SetMsg stores a copy of m (nil: a hole) at position pos of the node's
+// messages; i must not be published yet. The message is kept in the node's
+// own spare room, so that a run of deltas into one message allocates no
+// message; the previous hot message, if another, is written back to the
+// vector.
+func (i *Inv) SetMsg(pos int, m *Msg) {
+	d := &i.d
+	if d.Hot != nil && d.HotPos != pos {
+		c := *d.Hot
+		d.Msgs = d.Msgs.Set(d.HotPos, &c)
+		d.Hot = nil
+	}
+	if m == nil {
+		d.Hot = nil
+		d.Msgs = d.Msgs.Set(pos, nil)
+		return
+	}
+	i.spare = *m
+	d.Hot, d.HotPos = &i.spare, pos
+}
+
+// AppendMsg adds m after d's messages and returns its position; d must be a
+// private copy.
+func (d *InvData) AppendMsg(m *Msg) int {
+	pos := d.Msgs.Len()
+	d.Msgs = d.Msgs.Append(m)
+	return pos
+}
+
+// EachMsg calls fn for each message of d in creation order, skipping the
+// moved and removed ones, until fn returns false.
+func (d *InvData) EachMsg(fn func(*Msg) bool) {
+	for i, m := range d.Msgs.All() {
+		if d.Hot != nil && i == d.HotPos {
+			m = d.Hot
+		}
+		if m != nil && !fn(m) {
+			return
+		}
+	}
+}
+
+// InvInfo is the part of an invocation that streamed deltas leave alone.
+type InvInfo struct {
+	ID          string
+	Root        bool
+	Announced   bool
+	Name        *string
+	Description *string
+	ParentSub   *string
+	ParentKey   int // the parent node (-1: the root)
+	ParentTool  *string
+	ParentMsg   *string
+	Outcome     *event.SubagentOutcome
+	Result      json.RawMessage
+	Err         *ErrorInfo
+	Children    persist.Vector[string] // ids of the invocations it spawned, in start order
+	Steps       persist.Vector[Step]
+	Spans       persist.Vector[Span]
+	Run         int // the run it was last started (or first seen) in
+	First       int // index of the event that first named it
+}
+
+// Step is one step of an invocation.
+type Step struct {
+	Name   string
+	Status EntStatus
+	Run    int
+	Start  int
+	End    int // -1 while open
+}
+
+// Span is one reasoning span (REASONING_START … REASONING_END).
+type Span struct {
+	ID     string
+	Status EntStatus
+	Start  int
+	End    int
+}
+
+// MetaEntry is one member of a metadata object, in insertion order.
+type MetaEntry struct {
+	Key string
+	Val json.RawMessage
+}
+
+// Meta is a metadata object kept in insertion order; nil means absent. A
+// Meta reachable from a published view is never written: merging copies.
+type Meta []MetaEntry
+
+// Msg is one message of the AG-UI list plus what the view adds (status).
+// The fields streamed deltas change are held directly; the rest is behind I.
+type Msg struct {
+	ID   string
+	Role event.Role
+
+	// Content: Text when it is a string (HasText); otherwise I.Doc for an
+	// activity, I.Raw for an array of parts; all unset = absent.
+	Text    persist.Text
+	HasText bool
+	Chunks  uint8 // deltas appended to Text since it was last joined
+	Status  EntStatus
+
+	// Calls are an assistant message's tool calls: an immutable slice,
+	// copied on write (a message holds few calls). HasCalls: the toolCalls
+	// key is present (it may be empty).
+	Calls    []*Call
+	HasCalls bool
+
+	I *MsgInfo
+}
+
+// MsgInfo is the part of a message that streamed deltas leave alone.
+type MsgInfo struct {
+	Tag            *string // the message's subagentRunId
+	Name           *string
+	Doc            patch.Document
+	HasDoc         bool
+	Raw            json.RawMessage
+	ToolCallID     *string
+	Error          *string
+	ActivityType   *string
+	EncryptedValue *string
+	Meta           Meta
+	Start          int // index of the event that created it
+}
+
+// Kind returns the message's kind.
+func (m *Msg) Kind() Kind { return KindOf(m.Role) }
+
+// JoinEvery is how many streamed deltas a Text gathers before the reducer
+// joins it. A joined Text holds one pointer-free buffer instead of a chain of
+// chunks, so the garbage collector has a few objects to scan per message
+// rather than three pointers per delta; joining every JoinEvery deltas costs
+// O(1) amortised per byte (persist.Text extends its buffer in place).
+const JoinEvery = 32
+
+// AppendText appends a streamed delta to t, joining it every JoinEvery
+// deltas; n counts the deltas since the last join.
+func AppendText(t persist.Text, n uint8, delta string) (persist.Text, uint8) {
+	t = t.Append(delta)
+	if n++; n >= JoinEvery {
+		_ = t.String()
+		n = 0
+	}
+	return t, n
+}
+
+// WithInfo returns a copy of m whose info is a private copy the caller may
+// change before publishing.
+func (m *Msg) WithInfo() *Msg {
+	c := *m
+	i := *m.I
+	c.I = &i
+	return &c
+}
+
+// Call is one tool call held by an assistant message, plus what the view
+// adds. Arguments stream into Args; the rest is behind I.
+type Call struct {
+	ID     string
+	Name   string
+	Args   persist.Text
+	Chunks uint8 // deltas appended to Args since they were last joined
+	Status EntStatus
+	I      *CallInfo
+}
+
+// CallInfo is the part of a tool call that streamed arguments leave alone.
+type CallInfo struct {
+	EncryptedValue *string
+	Meta           Meta
+	Owner          Owner
+	Result         string          // id of the tool message answering it
+	HasResult      bool            // a TOOL_CALL_RESULT answered it
+	ResultContent  json.RawMessage // that message's content, as sent
+	Spawned        []string        // subagent ids it spawned (immutable, copied on write)
+	Start          int
+}
+
+// WithInfo returns a copy of c whose info is a private copy the caller may
+// change before publishing.
+func (c *Call) WithInfo() *Call {
+	d := *c
+	i := *c.I
+	d.I = &i
+	return &d
+}

@@ -1,0 +1,263 @@
+package reducer_test
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+)
+
+// Benchmarks over the shared workloads (see workload_test.go). Each reports
+// ns/event and allocs/event. Set AGVIEW_BENCH_1M=1 to add the 1M-event
+// streams (slow to generate and to run).
+
+func benchSizes() []int {
+	if testing.Short() {
+		return []int{10000}
+	}
+	return []int{10000, 100000}
+}
+
+func bench1M(b *testing.B) bool {
+	return !testing.Short() && envSet("AGVIEW_BENCH_1M")
+}
+
+// cpuTime returns the CPU time the process has used (user + system, all
+// threads, GC included). The machine this runs on may be shared, so wall
+// time per event can be inflated by other processes; CPU time per event is
+// reported next to it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+type meter struct {
+	start time.Time
+	cpu   time.Duration
+	mem   runtime.MemStats
+}
+
+func startMeter() *meter {
+	runtime.GC()
+	m := &meter{}
+	runtime.ReadMemStats(&m.mem)
+	m.cpu = cpuTime()
+	m.start = time.Now()
+	return m
+}
+
+// perEvent reports the cost per event of b.N passes over n events.
+func (m *meter) perEvent(b *testing.B, n int) {
+	wall := time.Since(m.start)
+	cpu := cpuTime() - m.cpu
+	var m1 runtime.MemStats
+	runtime.ReadMemStats(&m1)
+	m0 := &m.mem
+	total := float64(b.N) * float64(n)
+	b.ReportMetric(float64(wall.Nanoseconds())/total, "ns/event")
+	b.ReportMetric(float64(cpu.Nanoseconds())/total, "cpu-ns/event")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/total, "allocs/event")
+	b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/total, "B/event")
+	b.ReportMetric(0, "ns/op")
+}
+
+func sizes(b *testing.B) []int {
+	s := benchSizes()
+	if bench1M(b) {
+		s = append(s, 1000000)
+	}
+	return s
+}
+
+// BenchmarkReduce folds pre-decoded events: the reducer alone.
+func BenchmarkReduce(b *testing.B) {
+	for _, profile := range []string{"chat", "swarm"} {
+		for _, n := range sizes(b) {
+			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
+				stream, _ := workload(b, profile, n)
+				evs := decodeAll(b, lines(b, stream))
+				m := startMeter()
+				for range b.N {
+					v := view.New()
+					for _, e := range evs {
+						var err error
+						if v, err = reducer.Reduce(v, e); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				m.perEvent(b, len(evs))
+			})
+		}
+	}
+}
+
+// BenchmarkDecodeReduce decodes and folds each line (FoldJSON), next to
+// decoding alone in the same run, so the ratio can be read off directly.
+func BenchmarkDecodeReduce(b *testing.B) {
+	for _, profile := range []string{"chat", "swarm"} {
+		for _, n := range sizes(b) {
+			b.Run(fmt.Sprintf("%s-%d/decode", profile, n), func(b *testing.B) {
+				raw := lines(b, mustStream(b, profile, n))
+				m := startMeter()
+				for range b.N {
+					for _, l := range raw {
+						if _, err := event.Decode(l); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				m.perEvent(b, len(raw))
+			})
+			b.Run(fmt.Sprintf("%s-%d/decode+reduce", profile, n), func(b *testing.B) {
+				raw := lines(b, mustStream(b, profile, n))
+				m := startMeter()
+				for range b.N {
+					v := view.New()
+					for _, l := range raw {
+						var err error
+						if v, err = reducer.FoldJSON(v, l); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				m.perEvent(b, len(raw))
+			})
+		}
+	}
+}
+
+func mustStream(b *testing.B, profile string, n int) string {
+	s, _ := workload(b, profile, n)
+	return s
+}
+
+// BenchmarkStateDelta measures one STATE_DELTA (1–3 operations) against a
+// state of 1 KB, 100 KB and 1 MB.
+func BenchmarkStateDelta(b *testing.B) {
+	for _, kb := range []int{1, 100, 1000} {
+		b.Run(fmt.Sprintf("%dKB", kb), func(b *testing.B) {
+			stream, _ := workload(b, "state", 2000, "-state-kb", fmt.Sprint(kb))
+			evs := decodeAll(b, lines(b, stream))
+			// Fold up to and including the snapshot, then time the deltas.
+			base := view.New()
+			first := 0
+			for i, e := range evs {
+				var err error
+				if base, err = reducer.Reduce(base, e); err != nil {
+					b.Fatal(err)
+				}
+				if e.EventType() == event.TypeStateSnapshot {
+					first = i + 1
+					break
+				}
+			}
+			var deltas []event.Event
+			for _, e := range evs[first:] {
+				if e.EventType() == event.TypeStateDelta {
+					deltas = append(deltas, e)
+				}
+			}
+			if len(deltas) == 0 {
+				b.Skip("no deltas in the state workload")
+			}
+			m := startMeter()
+			for range b.N {
+				v := base
+				for _, e := range deltas {
+					var err error
+					if v, err = reducer.Reduce(v, e); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			m.perEvent(b, len(deltas))
+			b.ReportMetric(float64(len(base.State())), "state-bytes")
+		})
+	}
+}
+
+// BenchmarkViewMemory reports the heap the final view of the swarm workload
+// holds, per byte of input.
+func BenchmarkViewMemory(b *testing.B) {
+	for _, n := range sizes(b) {
+		b.Run(fmt.Sprintf("swarm-%d", n), func(b *testing.B) {
+			raw := lines(b, mustStream(b, "swarm", n))
+			input := 0
+			for _, l := range raw {
+				input += len(l) + 1
+			}
+			var held, joined float64
+			for range b.N {
+				runtime.GC()
+				var m0 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				v := view.New()
+				for _, l := range raw {
+					var err error
+					if v, err = reducer.FoldJSON(v, l); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				var m1 runtime.MemStats
+				runtime.ReadMemStats(&m1)
+				held = float64(int64(m1.HeapAlloc) - int64(m0.HeapAlloc))
+				// Reading the messages joins each streamed text once and
+				// lets its chunks go.
+				_ = v.MessageList()
+				runtime.GC()
+				runtime.ReadMemStats(&m1)
+				joined = float64(int64(m1.HeapAlloc) - int64(m0.HeapAlloc))
+				runtime.KeepAlive(v)
+			}
+			b.ReportMetric(held/float64(input), "heap-B/input-B")
+			b.ReportMetric(joined/float64(input), "joined-heap-B/input-B")
+			b.ReportMetric(held, "heap-B")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// BenchmarkReduceDelta measures the hot path alone: one TEXT_MESSAGE_CONTENT
+// into the open message of one of twelve interleaved subagents.
+func BenchmarkReduceDelta(b *testing.B) {
+	v := view.New()
+	var err error
+	if v, err = reducer.Reduce(v, &event.RunStarted{ThreadID: "t", RunID: "r"}); err != nil {
+		b.Fatal(err)
+	}
+	var evs []event.Event
+	for i := range 12 {
+		id := fmt.Sprintf("s%d", i)
+		for _, e := range []event.Event{
+			&event.SubagentStarted{ID: id, Name: "worker"},
+			&event.TextMessageStart{Attribution: event.By(id), MessageID: "m" + id},
+		} {
+			if v, err = reducer.Reduce(v, e); err != nil {
+				b.Fatal(err)
+			}
+		}
+		evs = append(evs, &event.TextMessageContent{Attribution: event.By(id), MessageID: "m" + id, Delta: "hello "})
+	}
+	b.ReportAllocs()
+	w := v
+	i := 0
+	for b.Loop() {
+		if i%10000 == 0 {
+			w = v // keep the streamed texts short
+		}
+		if w, err = reducer.Reduce(w, evs[i%len(evs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

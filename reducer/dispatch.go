@@ -1,0 +1,227 @@
+package reducer
+
+import (
+	"fmt"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/model"
+)
+
+// event verifies and folds one wire event.
+func (f *folder) event(e event.Event) *Violation {
+	t := e.EventType()
+	if err := f.phase(t); err != nil {
+		return err
+	}
+	tag := tagOf(e)
+	if t.Attributable() && tag.Sub {
+		// R7 bookkeeping, and the unannounced node attribution alone makes (R11).
+		if _, seen := f.st.C.Scope.Attributed.Get(tag.ID); !seen {
+			c := f.c()
+			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
+			f.invFor(tag)
+		}
+	}
+	meta := e.Common().Metadata
+	switch e := e.(type) {
+	case *event.RunStarted:
+		return f.runStarted(e)
+	case *event.RunFinished:
+		return f.runFinished(e)
+	case *event.RunError:
+		return f.runError(e)
+
+	case *event.StepStarted:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.stepStarted(e.StepName, tag)
+	case *event.StepFinished:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.stepFinished(e.StepName, tag)
+
+	case *event.TextMessageStart:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.textStart(e.MessageID, e.Role, e.Name, tag, meta)
+	case *event.TextMessageContent:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.textContent(e.MessageID, e.Delta, tag, meta)
+	case *event.TextMessageEnd:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.textEnd(e.MessageID, tag, meta)
+	case *event.TextMessageChunk:
+		return f.textChunk(e, tag)
+
+	case *event.ToolCallStart:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.toolStart(e.ToolCallID, e.ToolCallName, e.ParentMessageID, tag, meta)
+	case *event.ToolCallArgs:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.toolArgs(e.ToolCallID, e.Delta, tag, meta)
+	case *event.ToolCallEnd:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.toolEnd(e.ToolCallID, tag, meta)
+	case *event.ToolCallChunk:
+		return f.toolChunk(e, tag)
+	case *event.ToolCallResult:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.toolResult(e, tag)
+
+	case *event.StateSnapshot:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.stateSnapshot(e, tag)
+	case *event.StateDelta:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.stateDelta(e, tag)
+	case *event.MessagesSnapshot:
+		if err := f.closeAllLanes(); err != nil {
+			return err
+		}
+		return f.messagesSnapshot(e)
+	case *event.ActivitySnapshot:
+		return f.activitySnapshot(e, tag)
+	case *event.ActivityDelta:
+		return f.activityDelta(e, tag)
+
+	case *event.Raw:
+		return nil
+	case *event.Custom:
+		return f.closeLane(tag)
+
+	case *event.ReasoningStart:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.reasoningStart(e.MessageID, tag)
+	case *event.ReasoningMessageStart:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.reasoningMsgStart(e.MessageID, tag, meta)
+	case *event.ReasoningMessageContent:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.reasoningMsgContent(e.MessageID, e.Delta, tag, meta)
+	case *event.ReasoningMessageEnd:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.reasoningMsgEnd(e.MessageID, tag, meta)
+	case *event.ReasoningMessageChunk:
+		return f.reasoningChunk(e, tag)
+	case *event.ReasoningEnd:
+		if err := f.closeLane(tag); err != nil {
+			return err
+		}
+		return f.reasoningEnd(e.MessageID, tag)
+	case *event.ReasoningEncryptedValue:
+		return f.encryptedValue(e, tag)
+
+	case *event.SubagentStarted:
+		return f.subagentStarted(e)
+	case *event.SubagentFinished:
+		if err := f.closeLane(model.Owner{Sub: true, ID: e.ID}); err != nil {
+			return err
+		}
+		return f.subagentFinished(e)
+	case *event.SubagentError:
+		if err := f.closeLane(model.Owner{Sub: true, ID: e.ID}); err != nil {
+			return err
+		}
+		return f.subagentError(e)
+
+	case *event.ThinkingStart, *event.ThinkingEnd, *event.ThinkingTextMessageStart,
+		*event.ThinkingTextMessageContent, *event.ThinkingTextMessageEnd:
+		if err := f.closeLane(model.Parent); err != nil {
+			return err
+		}
+		return f.thinking(e)
+	}
+	return f.violation(event.RuleSchema, "event type %s cannot be folded", t)
+}
+
+// phase checks an event type against the run lifecycle (V1–V4).
+func (f *folder) phase(t event.Type) *Violation {
+	switch f.st.C.Phase {
+	case model.PhaseNone:
+		if t != event.TypeRunStarted && t != event.TypeRunError {
+			return f.violation("V1", "the first event must be RUN_STARTED (or RUN_ERROR), not %s", t)
+		}
+	case model.PhaseActive:
+		if t == event.TypeRunStarted {
+			return f.violation("V4", "RUN_STARTED while run %s is still running; finish it with RUN_FINISHED (or RUN_ERROR) first", f.runName())
+		}
+	case model.PhaseFinished:
+		if t != event.TypeRunStarted && t != event.TypeRunError {
+			return f.violation("V2", "%s after run %s finished with RUN_FINISHED; start a new run with RUN_STARTED", t, f.runName())
+		}
+	case model.PhaseErrored:
+		if t != event.TypeRunStarted {
+			return f.violation("V3", "%s after run %s ended with an error; only RUN_STARTED may follow", t, f.runName())
+		}
+	}
+	return nil
+}
+
+// thinking translates a deprecated THINKING_* event into REASONING_* as the
+// reference's compatibility boundary does (PROTOCOL.md §3.8), minting ids
+// from the event index so that folding stays deterministic.
+func (f *folder) thinking(e event.Event) *Violation {
+	th := &f.c().Thinking
+	mint := fmt.Sprintf("agview-thinking-%d", f.index)
+	switch e := e.(type) {
+	case *event.ThinkingStart:
+		th.Span, th.SpanSet = mint, true
+		f.warn("G2", "deprecated THINKING_START translated to REASONING_START (messageId %q)", mint)
+		return f.as(event.TypeReasoningStart, func() *Violation { return f.reasoningStart(mint, model.Parent) })
+	case *event.ThinkingEnd:
+		if !th.SpanSet {
+			return f.violation("V12", "THINKING_END without a thinking step in progress; send THINKING_START first")
+		}
+		id := th.Span
+		th.Span, th.SpanSet = "", false
+		f.warn("G2", "deprecated THINKING_END translated to REASONING_END (messageId %q)", id)
+		return f.as(event.TypeReasoningEnd, func() *Violation { return f.reasoningEnd(id, model.Parent) })
+	case *event.ThinkingTextMessageStart:
+		th.Msg, th.MsgSet = mint, true
+		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_START translated to REASONING_MESSAGE_START (messageId %q)", mint)
+		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.reasoningMsgStart(mint, model.Parent, e.Metadata) })
+	case *event.ThinkingTextMessageContent:
+		if !th.MsgSet {
+			return f.violation("V13", "THINKING_TEXT_MESSAGE_CONTENT without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
+		}
+		id := th.Msg
+		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_CONTENT translated to REASONING_MESSAGE_CONTENT (messageId %q)", id)
+		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.reasoningMsgContent(id, e.Delta, model.Parent, e.Metadata) })
+	case *event.ThinkingTextMessageEnd:
+		if !th.MsgSet {
+			return f.violation("V13", "THINKING_TEXT_MESSAGE_END without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
+		}
+		id := th.Msg
+		th.Msg, th.MsgSet = "", false
+		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_END translated to REASONING_MESSAGE_END (messageId %q)", id)
+		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.reasoningMsgEnd(id, model.Parent, e.Metadata) })
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+package reducer_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/conformance"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+)
+
+// FuzzReduce feeds arbitrary event sequences (JSON Lines) to the reducer: it
+// must never panic, a refused event must never change the view it was
+// refused against, and every view must stay readable.
+func FuzzReduce(f *testing.F) {
+	vecs, err := conformance.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, vec := range vecs {
+		if len(vec.Events) <= 60 {
+			f.Add(vec.JSONL())
+		}
+	}
+	f.Add([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n" + `{"type":"TEXT_MESSAGE_CHUNK","delta":"x"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := view.New()
+		for _, line := range bytes.Split(data, []byte{'\n'}) {
+			e, err := event.Decode(line)
+			if err != nil {
+				v, _ = reducer.FoldJSON(v, line)
+				continue
+			}
+			before, err := v.MarshalJSON()
+			if err != nil {
+				t.Fatalf("MarshalJSON: %v", err)
+			}
+			next, err := reducer.Reduce(v, e)
+			if err != nil {
+				var viol *reducer.Violation
+				if !errors.As(err, &viol) {
+					t.Fatalf("Reduce error %T is not a *Violation: %v", err, err)
+				}
+				if next != v {
+					t.Fatalf("a refused event returned another view")
+				}
+				after, _ := v.MarshalJSON()
+				if !bytes.Equal(before, after) {
+					t.Fatalf("a refused event (%v) changed the view:\n%s\n%s", err, before, after)
+				}
+				v, _ = reducer.Fold(v, e)
+				continue
+			}
+			v = next
+		}
+		for _, end := range []error{nil, errors.New("broken"), nil} {
+			w := reducer.End(v, end)
+			if _, err := w.MarshalJSON(); err != nil {
+				t.Fatalf("MarshalJSON after End: %v", err)
+			}
+		}
+		for inv := range v.Invocations() {
+			_ = inv.ToolCalls()
+			_ = inv.Reasoning()
+			_ = inv.Activity()
+			_ = inv.Spans()
+			_ = inv.Steps()
+		}
+	})
+}
+
+// FuzzReduceEvents builds event sequences from a small vocabulary (a few
+// ids, tags and types) so that fuzzing explores the reducer's rules rather
+// than the decoder: every four bytes make one event. The properties are
+// those of FuzzReduce.
+func FuzzReduceEvents(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 5, 0, 1, 0, 6, 0, 1, 3, 7, 0, 0, 0, 1, 0, 0, 0})
+	f.Add([]byte{0, 0, 0, 0, 28, 1, 0, 0, 5, 0, 2, 0, 8, 1, 2, 1, 29, 1, 0, 1, 1, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := view.New()
+		var evs []event.Event
+		var views []*view.View
+		for i := 0; i+4 <= len(data); i += 4 {
+			e := fuzzEvent(data[i], data[i+1], data[i+2], data[i+3])
+			evs = append(evs, e)
+			views = append(views, v)
+			before, _ := v.MarshalJSON()
+			next, err := reducer.Reduce(v, e)
+			if err != nil {
+				if next != v {
+					t.Fatalf("a refused event returned another view")
+				}
+				if after, _ := v.MarshalJSON(); !bytes.Equal(before, after) {
+					t.Fatalf("a refused %s changed the view: %v", e.EventType(), err)
+				}
+				v, _ = reducer.Fold(v, e)
+				continue
+			}
+			v = next
+		}
+		if _, err := reducer.End(v, errors.New("cut")).MarshalJSON(); err != nil {
+			t.Fatal(err)
+		}
+		// Folding again from a view in the middle, after the first pass
+		// appended to everything it shares, gives the same result.
+		if len(evs) > 0 {
+			final, _ := v.MarshalJSON()
+			mid := len(evs) / 2
+			w := views[mid]
+			for _, e := range evs[mid:] {
+				w, _ = reducer.Fold(w, e)
+			}
+			if again, _ := w.MarshalJSON(); !bytes.Equal(final, again) {
+				t.Fatalf("folding from event %d again differs:\n%s\n%s", mid, final, again)
+			}
+		}
+	})
+}
+
+func fuzzEvent(op, idb, tagb, flag byte) event.Event {
+	ids := []string{"a", "b", "c", "s1", "s2"}
+	id := ids[int(idb)%len(ids)]
+	var tag event.Attribution
+	switch tagb % 4 {
+	case 1:
+		tag = event.By("s1")
+	case 2:
+		tag = event.By("s2")
+	case 3:
+		tag = event.By("")
+	}
+	var opt *string
+	if flag%2 == 1 {
+		opt = &id
+	}
+	delta := string(rune('a' + flag%26))
+	switch op % 36 {
+	case 0:
+		return &event.RunStarted{ThreadID: "t", RunID: id}
+	case 1:
+		return &event.RunFinished{ThreadID: "t", RunID: id}
+	case 2:
+		return &event.RunFinished{ThreadID: "t", RunID: id, Outcome: &event.RunFinishedOutcome{Type: event.OutcomeInterrupt, Interrupts: []event.Interrupt{{ID: id, Reason: "r", Subagent: tag.Subagent}}}}
+	case 3:
+		return &event.RunError{Message: "x"}
+	case 4:
+		return &event.StepStarted{Attribution: tag, StepName: id}
+	case 5:
+		return &event.TextMessageStart{Attribution: tag, MessageID: id}
+	case 6:
+		return &event.TextMessageContent{Attribution: tag, MessageID: id, Delta: delta}
+	case 7:
+		return &event.TextMessageEnd{Attribution: tag, MessageID: id}
+	case 8:
+		return &event.ToolCallStart{Attribution: tag, ToolCallID: id, ToolCallName: "f", ParentMessageID: opt}
+	case 9:
+		return &event.ToolCallArgs{Attribution: tag, ToolCallID: id, Delta: delta}
+	case 10:
+		return &event.ToolCallEnd{Attribution: tag, ToolCallID: id}
+	case 11:
+		return &event.ToolCallResult{Attribution: tag, MessageID: "r" + delta, ToolCallID: id, Content: []byte(`"ok"`)}
+	case 12:
+		return &event.StateSnapshot{Attribution: tag, Snapshot: []byte(`{"n":[1]}`)}
+	case 13:
+		return &event.StateDelta{Attribution: tag, Delta: []byte(`[{"op":"add","path":"/n/-","value":2}]`)}
+	case 14:
+		return &event.MessagesSnapshot{Messages: []event.Message{{ID: id, Role: event.RoleAssistant, Content: []byte(`"snap"`), Subagent: tag.Subagent}}}
+	case 15:
+		return &event.ActivitySnapshot{Attribution: tag, MessageID: id, ActivityType: "P", Content: []byte(`{"l":[]}`), Replace: func() *bool { b := flag%3 != 0; return &b }()}
+	case 16:
+		return &event.ActivityDelta{Attribution: tag, MessageID: id, ActivityType: "P", Patch: []byte(`[{"op":"add","path":"/l/-","value":1}]`)}
+	case 17:
+		return &event.Custom{Attribution: tag, Name: "c", Value: []byte(`null`)}
+	case 18:
+		return &event.ReasoningStart{Attribution: tag, MessageID: id}
+	case 19:
+		return &event.ReasoningMessageStart{Attribution: tag, MessageID: id, Role: event.RoleReasoning}
+	case 20:
+		return &event.ReasoningMessageContent{Attribution: tag, MessageID: id, Delta: delta}
+	case 21:
+		return &event.ReasoningMessageEnd{Attribution: tag, MessageID: id}
+	case 22:
+		return &event.ReasoningEnd{Attribution: tag, MessageID: id}
+	case 23:
+		st := event.EncryptedMessage
+		if flag%2 == 0 {
+			st = event.EncryptedToolCall
+		}
+		return &event.ReasoningEncryptedValue{Attribution: tag, Subtype: st, EntityID: id, EncryptedValue: "E"}
+	case 24:
+		return &event.TextMessageChunk{Attribution: tag, MessageID: opt, Delta: &delta}
+	case 25:
+		name := "f"
+		return &event.ToolCallChunk{Attribution: tag, ToolCallID: opt, ToolCallName: &name, Delta: &delta}
+	case 26:
+		return &event.ReasoningMessageChunk{Attribution: tag, MessageID: opt, Delta: &delta}
+	case 27:
+		return &event.StepFinished{Attribution: tag, StepName: id}
+	case 28:
+		e := &event.SubagentStarted{ID: id, Name: "n", ParentToolCallID: opt}
+		if flag%3 == 0 {
+			p := ids[int(flag)%len(ids)]
+			e.ParentSubagentRunID = &p
+		}
+		return e
+	case 29:
+		var o *event.SubagentOutcome
+		switch flag % 4 {
+		case 1:
+			o = &event.SubagentOutcome{Type: event.SubagentSuspended, InterruptIDs: []string{id}}
+		case 2:
+			o = &event.SubagentOutcome{Type: "bogus"}
+		}
+		return &event.SubagentFinished{ID: id, Outcome: o}
+	case 30:
+		return &event.SubagentError{ID: id, Message: "x"}
+	case 31:
+		return &event.ThinkingStart{}
+	case 32:
+		return &event.ThinkingTextMessageStart{}
+	case 33:
+		return &event.ThinkingTextMessageContent{Delta: delta}
+	case 34:
+		return &event.ThinkingTextMessageEnd{}
+	default:
+		return &event.ThinkingEnd{}
+	}
+}

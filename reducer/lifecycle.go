@@ -1,0 +1,369 @@
+package reducer
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/internal/persist"
+)
+
+// Runs, steps and subagent invocations (PROTOCOL.md V1–V5, V10, V11, V14,
+// R5, R7–R10, R14, R17, R19, G10–G13).
+
+func (f *folder) runStarted(e *event.RunStarted) *Violation {
+	if err := f.closeAllLanes(); err != nil {
+		return err
+	}
+	f.c().Phase = model.PhaseActive
+	f.c().Scope = model.RunScope{}
+	f.c().Runs = f.st.C.Runs.Append(model.Run{
+		ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: cloneStr(e.ParentRunID),
+		Status: model.RunRunning, Start: f.index, End: -1,
+	})
+	f.setRootStatus(model.InvRunning)
+	if e.Input != nil {
+		f.echoInput(e.Input.Messages)
+	}
+	return nil
+}
+
+func (f *folder) runFinished(e *event.RunFinished) *Violation {
+	if err := f.closeAllLanes(); err != nil {
+		return err
+	}
+	sc := &f.st.C.Scope
+	if sc.OpenSteps.Len() > 0 {
+		var names []string
+		for _, s := range sc.OpenSteps.All() {
+			n := s.Name
+			if s.Owner.Sub {
+				n += " (subagent '" + s.Owner.ID + "')"
+			}
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return f.violation("V14", "RUN_FINISHED while steps are still open: %s", strings.Join(names, ", "))
+	}
+	if sc.OpenText.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while text messages are still open: %s", strings.Join(sortedKeys(sc.OpenText), ", "))
+	}
+	if sc.OpenRsn.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while reasoning messages are still open: %s", strings.Join(sortedKeys(sc.OpenRsn), ", "))
+	}
+	if sc.OpenSpan.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while reasoning spans are still open: %s", strings.Join(sortedKeys(sc.OpenSpan), ", "))
+	}
+	if sc.OpenTool.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while tool calls are still open: %s", strings.Join(sortedKeys(sc.OpenTool), ", "))
+	}
+	if sc.Active.Len() > 0 {
+		return f.violation("R10", "RUN_FINISHED while subagents are still active: %s; close each with SUBAGENT_FINISHED or SUBAGENT_ERROR first",
+			strings.Join(sortedKeys(sc.Active), ", "))
+	}
+	status, root := model.RunFinished, model.InvFinished
+	pending := []event.Interrupt{}
+	if e.Outcome != nil {
+		switch e.Outcome.Type {
+		case event.OutcomeInterrupt:
+			status, root = model.RunInterrupted, model.InvSuspended
+			pending = e.Outcome.Interrupts
+		case event.OutcomeCancelled:
+			status, root = model.RunCancelled, model.InvAbandoned
+		}
+	}
+	outcome := cloneRunOutcome(e.Outcome)
+	f.setRun(func(r *model.Run) {
+		r.Status = status
+		r.End = f.index
+		r.Outcome = outcome
+		r.Result = bytes.Clone(e.Result)
+		if outcome != nil && outcome.Type == event.OutcomeInterrupt {
+			r.Interrupts = outcome.Interrupts
+		}
+	})
+	f.c().Pending = cloneInterrupts(pending)
+	f.setRootStatus(root)
+	f.c().Phase = model.PhaseFinished
+	return nil
+}
+
+func (f *folder) runError(e *event.RunError) *Violation {
+	if err := f.closeAllLanes(); err != nil {
+		return err
+	}
+	if f.st.C.Phase == model.PhaseNone {
+		// RUN_ERROR may come first (V1): it opens and ends an implicit run.
+		f.c().Runs = f.st.C.Runs.Append(model.Run{Implicit: true, Start: f.index, End: -1})
+	}
+	f.abandonAll()
+	f.setRun(func(r *model.Run) {
+		r.Status = model.RunErrored
+		r.End = f.index
+		r.Err = &model.ErrorInfo{Message: e.Message, Code: cloneStr(e.Code)}
+	})
+	f.setRootStatus(model.InvErrored)
+	f.c().Phase = model.PhaseErrored
+	return nil
+}
+
+// abandonAll closes everything still open as abandoned: messages, tool
+// calls, reasoning, steps and running invocations (G11, R23).
+func (f *folder) abandonAll() {
+	sc := &f.st.C.Scope
+	for _, id := range sortedKeys(sc.OpenText) {
+		f.abandonMsg(id)
+	}
+	for _, id := range sortedKeys(sc.OpenRsn) {
+		f.abandonMsg(id)
+	}
+	for _, id := range sortedKeys(sc.OpenTool) {
+		if holder, loc, idx, ok := f.call(id); ok {
+			f.changeCall(holder, loc, idx, func(c *model.Call) { c.Status = model.EntAbandoned })
+		}
+	}
+	for _, id := range sortedKeys(sc.OpenSpan) {
+		sl, _ := sc.OpenSpan.Get(id)
+		f.endSpan(sl, model.EntAbandoned)
+	}
+	for _, k := range sortedKeys(sc.OpenSteps) {
+		sl, _ := sc.OpenSteps.Get(k)
+		f.endStep(sl, model.EntAbandoned)
+	}
+	for _, id := range sortedKeys(sc.Active) {
+		k, _ := sc.Active.Get(id)
+		f.node(k).Status = model.InvAbandoned
+	}
+	f.c().Scope = model.RunScope{Started: sc.Started, Closed: sc.Closed, Attributed: sc.Attributed}
+}
+
+func (f *folder) abandonMsg(id string) {
+	m, loc, ok := f.msg(id)
+	if !ok {
+		return
+	}
+	c := *m
+	c.Status = model.EntAbandoned
+	f.putMsg(loc, &c)
+}
+
+// ---------------------------------------------------------------------------
+// Steps: keyed by (owner, name); untagged means the parent (R17).
+
+func stepKey(o model.Owner, name string) string { return o.Key() + "\x00" + name }
+
+func (f *folder) stepStarted(name string, tag model.Owner) *Violation {
+	k := stepKey(tag, name)
+	if _, open := f.st.C.Scope.OpenSteps.Get(k); open {
+		if tag.Sub {
+			return f.violation("V10", "step %q is already open for subagent '%s'; finish it with STEP_FINISHED first", name, tag.ID)
+		}
+		return f.violation("V10", "step %q is already open for the parent agent; finish it with STEP_FINISHED first", name)
+	}
+	key := f.invFor(tag)
+	n := f.info(key)
+	pos := n.Steps.Len()
+	n.Steps = n.Steps.Append(model.Step{Name: name, Status: model.EntOpen, Run: f.runIndex(), Start: f.index, End: -1})
+	f.c().Scope.OpenSteps = f.st.C.Scope.OpenSteps.Set(k, model.StepLoc{Owner: tag, Name: name, Inv: key, Pos: pos})
+	return nil
+}
+
+func (f *folder) stepFinished(name string, tag model.Owner) *Violation {
+	k := stepKey(tag, name)
+	sl, open := f.st.C.Scope.OpenSteps.Get(k)
+	if !open {
+		var others []string
+		for _, s := range f.st.C.Scope.OpenSteps.All() {
+			if s.Name == name {
+				others = append(others, s.Owner.Describe())
+			}
+		}
+		if len(others) > 0 {
+			slices.Sort(others)
+			return f.violation("R17", "STEP_FINISHED for step %q attributed to %s: that step is open under %s; a step must be finished by whoever started it",
+				name, tag.Describe(), strings.Join(others, ", "))
+		}
+		return f.violation("V11", "STEP_FINISHED for step %q, which was not started", name)
+	}
+	f.c().Scope.OpenSteps = f.st.C.Scope.OpenSteps.Delete(k)
+	f.endStep(sl, model.EntClosed)
+	return nil
+}
+
+func (f *folder) endStep(sl model.StepLoc, status model.EntStatus) {
+	n := f.info(sl.Inv)
+	s := n.Steps.At(sl.Pos)
+	s.Status, s.End = status, f.index
+	n.Steps = n.Steps.Set(sl.Pos, s)
+}
+
+// ---------------------------------------------------------------------------
+// Subagent lifecycle
+
+func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
+	id := e.ID
+	sc := &f.st.C.Scope
+	if _, ok := sc.Active.Get(id); ok {
+		return f.violation("R8", "subagent '%s' is already active; finish it with SUBAGENT_FINISHED first", id)
+	}
+	if _, ok := sc.Closed.Get(id); ok {
+		return f.violation("R5", "subagent '%s' has already finished in this run; subagent ids are per invocation and cannot be reused", id)
+	}
+	if _, ok := sc.Attributed.Get(id); ok {
+		return f.violation("R7", "subagent '%s' is announced after events attributed to it in this run; announce an invocation before attributing events to it", id)
+	}
+	if p := e.ParentSubagentRunID; p != nil {
+		if _, ok := sc.Started.Get(*p); !ok {
+			return f.violation("R19", "parentSubagentRunId '%s' has not been started in this run", *p)
+		}
+	}
+	run := f.runIndex()
+	key, exists := f.st.C.InvIDs.Get(id)
+	continued := false
+	if exists {
+		d := f.peek(key)
+		switch {
+		case d.Status == model.InvSuspended && d.I.Run < run:
+			continued = true // G10: a later run continues a suspended invocation
+		case d.Status == model.InvUnannounced:
+			// Seen through attribution (in an earlier run, or in history): announce it.
+		default:
+			f.warn("G10", "subagent '%s' was %s in an earlier run; this SUBAGENT_STARTED starts a new invocation with the same id", id, d.Status)
+			exists = false
+		}
+	}
+	if !exists {
+		key = f.newNode(model.InvInfo{ID: id, ParentKey: -1}, model.InvRunning)
+	}
+	f.node(key).Status = model.InvRunning
+	d := f.info(key)
+	d.Announced = true
+	d.Run = run
+	name := e.Name
+	d.Name = &name
+	if e.Description != nil {
+		d.Description = cloneStr(e.Description)
+	}
+	sc = &f.c().Scope
+	sc.Started = sc.Started.Set(id, struct{}{})
+	sc.Active = sc.Active.Set(id, key)
+	if continued {
+		return nil
+	}
+	d.ParentSub = cloneStr(e.ParentSubagentRunID)
+	d.ParentTool = cloneStr(e.ParentToolCallID)
+	d.ParentMsg = cloneStr(e.ParentMessageID)
+	parent := -1
+	if p := e.ParentSubagentRunID; p != nil {
+		parent, _ = f.st.C.InvIDs.Get(*p)
+	}
+	d.ParentKey = parent
+	pn := f.info(parent)
+	pn.Children = pn.Children.Append(id)
+	if tc := e.ParentToolCallID; tc != nil {
+		if holder, loc, idx, ok := f.call(*tc); ok {
+			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) {
+				c.Spawned = append(slices.Clip(c.Spawned), id)
+			})
+		}
+	}
+	return nil
+}
+
+func (f *folder) subagentFinished(e *event.SubagentFinished) *Violation {
+	if o := e.Outcome; o != nil {
+		switch {
+		case o.Type == event.SubagentSuccess && o.InterruptIDs != nil:
+			return f.violation("R14", "SUBAGENT_FINISHED for '%s' with a success outcome carrying interruptIds; only a suspended outcome names interrupts", e.ID)
+		case o.Type != event.SubagentSuccess && o.Type != event.SubagentSuspended:
+			return f.violation("R14", "SUBAGENT_FINISHED for '%s' with outcome type %q; the outcome is either {type: \"success\"} or {type: \"suspended\"}", e.ID, o.Type)
+		}
+	}
+	key, err := f.active(e.ID, event.TypeSubagentFinished)
+	if err != nil {
+		return err
+	}
+	n := f.node(key)
+	n.Status = model.InvFinished
+	if e.Outcome != nil && e.Outcome.Type == event.SubagentSuspended {
+		n.Status = model.InvSuspended
+	}
+	d := f.info(key)
+	d.Outcome = cloneSubagentOutcome(e.Outcome)
+	d.Result = bytes.Clone(e.Result)
+	f.close(e.ID)
+	return nil
+}
+
+func (f *folder) subagentError(e *event.SubagentError) *Violation {
+	key, err := f.active(e.ID, event.TypeSubagentError)
+	if err != nil {
+		return err
+	}
+	f.node(key).Status = model.InvErrored
+	f.info(key).Err = &model.ErrorInfo{Message: e.Message, Code: cloneStr(e.Code)}
+	f.close(e.ID)
+	return nil
+}
+
+// active returns the node of an active invocation (R9).
+func (f *folder) active(id string, t event.Type) (int, *Violation) {
+	key, ok := f.st.C.Scope.Active.Get(id)
+	if !ok {
+		return 0, f.violation("R9", "%s: no active subagent '%s'; SUBAGENT_STARTED must come first", t, id)
+	}
+	return key, nil
+}
+
+func (f *folder) close(id string) {
+	sc := &f.c().Scope
+	sc.Active = sc.Active.Delete(id)
+	sc.Closed = sc.Closed.Set(id, struct{}{})
+}
+
+func sortedKeys[V any](m persist.Map[V]) []string {
+	ks := make([]string, 0, m.Len())
+	for k := range m.Keys() {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func cloneInterrupts(in []event.Interrupt) []event.Interrupt {
+	if in == nil {
+		return nil
+	}
+	out := make([]event.Interrupt, len(in))
+	for i, x := range in {
+		x.Message = cloneStr(x.Message)
+		x.ToolCallID = cloneStr(x.ToolCallID)
+		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
+		x.ExpiresAt = cloneStr(x.ExpiresAt)
+		x.Metadata = bytes.Clone(x.Metadata)
+		x.Subagent = cloneStr(x.Subagent)
+		out[i] = x
+	}
+	return out
+}
+
+func cloneRunOutcome(o *event.RunFinishedOutcome) *event.RunFinishedOutcome {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.PendingToolCallIDs = slices.Clone(o.PendingToolCallIDs)
+	c.Interrupts = cloneInterrupts(o.Interrupts)
+	return &c
+}
+
+func cloneSubagentOutcome(o *event.SubagentOutcome) *event.SubagentOutcome {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.InterruptIDs = slices.Clone(o.InterruptIDs)
+	return &c
+}

@@ -1,0 +1,695 @@
+package reducer
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
+)
+
+// Messages, tool calls, reasoning, activity and state: verification
+// (PROTOCOL.md V6–V13, R15–R18, R25–R27, G6–G8) and the reference client's
+// apply semantics (§7).
+
+const ruleApply = "G14" // warnings about the message projection
+
+// ---------------------------------------------------------------------------
+// Message placement
+
+// msg returns the message with the given id in the list, and where it lives.
+func (f *folder) msg(id string) (*model.Msg, model.Loc, bool) {
+	loc, ok := f.st.C.MsgLoc.Get(id)
+	if !ok {
+		return nil, loc, false
+	}
+	return f.peek(loc.Inv).MsgAt(loc.Pos), loc, true
+}
+
+// putMsg replaces the message at loc.
+func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
+	f.inv(loc.Inv).SetMsg(loc.Pos, m)
+}
+
+// place stores m in the invocation its tag names and records where; it does
+// not touch the list order.
+func (f *folder) place(m *model.Msg) model.Loc {
+	key := f.invFor(tagOwner(m.I.Tag))
+	n := f.node(key)
+	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
+	f.c().MsgLoc = f.st.C.MsgLoc.Set(m.ID, loc)
+	return loc
+}
+
+// appendMsg places m and appends it to the list.
+func (f *folder) appendMsg(m *model.Msg) model.Loc {
+	loc := f.place(m)
+	f.c().Order = f.st.C.Order.Append(m.ID)
+	return loc
+}
+
+// at returns the message an open entry points at, nil when it left the list.
+func (f *folder) at(id string, loc model.Loc, in bool) *model.Msg {
+	if !in {
+		return nil
+	}
+	if m := f.peek(loc.Inv).MsgAt(loc.Pos); m != nil && m.ID == id {
+		return m
+	}
+	return nil
+}
+
+// update stores the changed message c of the message at loc, moving it to
+// another invocation when its tag changed.
+func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
+	if tagOwner(old.I.Tag) != tagOwner(c.I.Tag) {
+		f.unplace(loc)
+		f.place(c)
+		return
+	}
+	f.putMsg(loc, c)
+}
+
+// unplace leaves a hole where a message was in its invocation.
+func (f *folder) unplace(loc model.Loc) {
+	f.inv(loc.Inv).SetMsg(loc.Pos, nil)
+}
+
+func tagOwner(tag *string) model.Owner {
+	if tag == nil {
+		return model.Parent
+	}
+	return model.Owner{Sub: true, ID: *tag}
+}
+
+// content reads a message content: a JSON string becomes Text, anything
+// else (an array of parts) is kept raw.
+func content(raw json.RawMessage) (text persist.Text, isText bool, other json.RawMessage) {
+	if len(raw) == 0 {
+		return text, false, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			return persist.TextOf(s), true, nil
+		}
+	}
+	return text, false, bytes.Clone(raw)
+}
+
+// ---------------------------------------------------------------------------
+// Text messages
+
+func (f *folder) textStart(id string, role *event.Role, name *string, tag model.Owner, meta json.RawMessage) *Violation {
+	if _, open := f.st.C.Scope.OpenText.Get(id); open {
+		return f.violation("V6", "text message '%s' is already in progress; end it with TEXT_MESSAGE_END first", id)
+	}
+	m, loc, exists := f.msg(id)
+	if exists && m.Kind() != model.KindText {
+		return f.violation("A1", "TEXT_MESSAGE_START for '%s', which names a %s; one id names one message of one kind", id, m.Kind())
+	}
+	owner := tag
+	if rec, known := f.st.C.MsgOwner.Get(id); known {
+		if tag.Sub && tag != rec.Owner {
+			return f.violation("R16", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, rec.Owner.Quoted())
+		}
+		owner = rec.Owner
+	} else {
+		f.c().MsgOwner = f.st.C.MsgOwner.Set(id, model.OwnerRec{Owner: owner, Kind: model.KindText})
+	}
+	if exists {
+		f.reopen(m, loc, meta)
+	} else {
+		r := event.RoleAssistant
+		if role != nil {
+			r = *role
+		}
+		loc = f.appendMsg(&model.Msg{
+			ID: id, Role: r, HasText: true, Status: model.EntOpen,
+			I: &model.MsgInfo{Tag: tag.Tag(), Name: cloneStr(name), Start: f.index, Meta: model.MetaOf(meta)},
+		})
+	}
+	c := f.c()
+	c.Scope.OpenText = c.Scope.OpenText.Set(id, model.Open{Owner: owner, Loc: loc, In: true})
+	return nil
+}
+
+// reopen marks an existing text or reasoning message open again; a message
+// without content (an assistant message a tool call created) gets "".
+func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
+	c := *m
+	if meta != nil {
+		c = *m.WithInfo()
+		c.I.Meta = c.I.Meta.Merge(meta)
+	}
+	if !c.HasText && c.I.Raw == nil && !c.I.HasDoc {
+		c.HasText = true
+	}
+	c.Status = model.EntOpen
+	f.putMsg(loc, &c)
+}
+
+// appendText appends a streamed delta to the open text or reasoning message o.
+func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) {
+	m, loc := f.at(id, o.Loc, o.In), o.Loc
+	if m == nil {
+		f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
+		return
+	}
+	if !m.HasText && (m.I.Raw != nil || m.I.HasDoc) {
+		f.warn(ruleApply, "message '%s' has non-string content; delta dropped", id)
+		return
+	}
+	if delta == "" && meta == nil && m.HasText {
+		return
+	}
+	c := *m
+	if meta != nil {
+		c = *m.WithInfo()
+		c.I.Meta = c.I.Meta.Merge(meta)
+	}
+	c.HasText = true
+	c.Text, c.Chunks = model.AppendText(c.Text, c.Chunks, delta)
+	f.putMsg(loc, &c)
+}
+
+func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.st.C.Scope.OpenText.Get(id)
+	if !open {
+		return f.violation("V7", "no text message '%s' is in progress; send TEXT_MESSAGE_START first", id)
+	}
+	if tag.Sub && tag != o.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	}
+	f.appendText(id, o, delta, meta)
+	return nil
+}
+
+func (f *folder) textEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.st.C.Scope.OpenText.Get(id)
+	if !open {
+		return f.violation("V7", "no text message '%s' is in progress; TEXT_MESSAGE_START must come first", id)
+	}
+	if tag.Sub && tag != o.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	}
+	c := f.c()
+	c.Scope.OpenText = c.Scope.OpenText.Delete(id)
+	f.closeMsg(id, o, meta)
+	return nil
+}
+
+// closeMsg marks the open text or reasoning message o closed and merges meta
+// into it.
+func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
+	m, loc := f.at(id, o.Loc, o.In), o.Loc
+	if m == nil {
+		return
+	}
+	c := *m
+	if meta != nil {
+		c = *m.WithInfo()
+		c.I.Meta = c.I.Meta.Merge(meta)
+	}
+	c.Status = model.EntClosed
+	f.putMsg(loc, &c)
+}
+
+// ---------------------------------------------------------------------------
+// Tool calls
+
+// call finds tool call id in the message holding it.
+func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok bool) {
+	hid, found := f.st.C.CallLoc.Get(id)
+	if !found {
+		return nil, loc, -1, false
+	}
+	holder, loc, found = f.msg(hid)
+	if !found {
+		return nil, loc, -1, false
+	}
+	for i, c := range holder.Calls {
+		if c.ID == id {
+			return holder, loc, i, true
+		}
+	}
+	return nil, loc, -1, false
+}
+
+// changeCall replaces tool call idx of holder (at loc) with the result of fn
+// on a copy. fn may change the call's streamed fields; use changeCallInfo
+// for the rest.
+func (f *folder) changeCall(holder *model.Msg, loc model.Loc, idx int, fn func(*model.Call)) {
+	c := *holder.Calls[idx]
+	fn(&c)
+	f.putCall(holder, loc, idx, &c)
+}
+
+// changeCallInfo is changeCall for the call's info.
+func (f *folder) changeCallInfo(holder *model.Msg, loc model.Loc, idx int, fn func(*model.CallInfo)) {
+	c := holder.Calls[idx].WithInfo()
+	fn(c.I)
+	f.putCall(holder, loc, idx, c)
+}
+
+func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Call) {
+	h := *holder
+	h.Calls = slices.Clone(holder.Calls)
+	h.Calls[idx] = c
+	f.putMsg(loc, &h)
+}
+
+func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, meta json.RawMessage) *Violation {
+	if _, open := f.st.C.Scope.OpenTool.Get(id); open {
+		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
+	}
+	rec, known := f.st.C.CallOwner.Get(id)
+	var pm model.OwnerRec
+	pmKnown := false
+	if parentMsg != nil {
+		pm, pmKnown = f.st.C.MsgOwner.Get(*parentMsg)
+	}
+	var owner model.Owner
+	switch {
+	case tag.Sub:
+		if known && rec != tag {
+			return f.violation("R16", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, id, rec.Quoted())
+		}
+		if pmKnown && pm.Owner != tag {
+			return f.violation("R18", "subagentRunId '%s' does not match its parent message '%s' owner %s; a tool call belongs to the message that carries it",
+				tag.ID, *parentMsg, pm.Owner.Quoted())
+		}
+		owner = tag
+	case known:
+		if pmKnown && pm.Owner != rec {
+			return f.violation("R18", "tool call '%s' is owned by %s but its parent message '%s' is owned by %s; a tool call belongs to the message that carries it",
+				id, rec.Quoted(), *parentMsg, pm.Owner.Quoted())
+		}
+		owner = rec
+	case pmKnown:
+		owner = pm.Owner
+	default:
+		owner = model.Parent
+	}
+	if !known {
+		f.c().CallOwner = f.st.C.CallOwner.Set(id, owner)
+	}
+	open := func(loc model.Loc, idx int) {
+		c := f.c()
+		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, model.OpenCall{Owner: owner, Loc: loc, Idx: idx, Held: true})
+	}
+	if holder, loc, idx, ok := f.call(id); ok {
+		// Reopening a call a message already holds: no duplicate (§7).
+		c := holder.Calls[idx].WithInfo()
+		if c.Name != name {
+			f.warn(ruleApply, "tool call '%s' reopened under the name '%s' (was '%s'); renamed", id, name, c.Name)
+			c.Name = name
+		}
+		c.Status = model.EntOpen
+		c.I.Meta = c.I.Meta.Merge(meta)
+		f.putCall(holder, loc, idx, c)
+		open(loc, idx)
+		return nil
+	}
+	target := id
+	if parentMsg != nil {
+		target = *parentMsg
+	}
+	tm, tloc, exists := f.msg(target)
+	if exists && tm.Role != event.RoleAssistant {
+		f.warn(ruleApply, "tool call '%s' names parent message '%s', which is a %s message, not an assistant message; the call goes to an assistant message '%s'",
+			id, target, tm.Role, id)
+		target = id
+		tm, tloc, exists = f.msg(target)
+		if exists && tm.Role != event.RoleAssistant {
+			return f.violation("A1", "tool call '%s' needs an assistant message '%s', but that id names a %s; one id names one message of one kind", id, id, tm.Kind())
+		}
+	}
+	c := &model.Call{ID: id, Name: name, Status: model.EntOpen,
+		I: &model.CallInfo{Owner: owner, Start: f.index, Meta: model.MetaOf(meta)}}
+	idx := 0
+	if exists {
+		h := *tm
+		idx = len(tm.Calls)
+		h.Calls = append(slices.Clip(tm.Calls), c)
+		h.HasCalls = true
+		f.putMsg(tloc, &h)
+	} else {
+		tloc = f.appendMsg(&model.Msg{
+			ID: target, Role: event.RoleAssistant, Calls: []*model.Call{c}, HasCalls: true,
+			I: &model.MsgInfo{Tag: tag.Tag(), Start: f.index},
+		})
+		// G6: a message a tool call creates belongs to the call's owner.
+		f.c().MsgOwner = f.st.C.MsgOwner.Set(target, model.OwnerRec{Owner: owner, Kind: model.KindText})
+	}
+	f.c().CallLoc = f.st.C.CallLoc.Set(id, target)
+	open(tloc, idx)
+	return nil
+}
+
+// heldCall returns the message holding the open tool call o, nil when no
+// message holds it any more.
+func (f *folder) heldCall(id string, o model.OpenCall) *model.Msg {
+	if !o.Held {
+		return nil
+	}
+	if h := f.peek(o.Loc.Inv).MsgAt(o.Loc.Pos); h != nil && o.Idx < len(h.Calls) && h.Calls[o.Idx].ID == id {
+		return h
+	}
+	return nil
+}
+
+func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.st.C.Scope.OpenTool.Get(id)
+	if !open {
+		return f.violation("V9", "no tool call '%s' is in progress; send TOOL_CALL_START first", id)
+	}
+	if tag.Sub && tag != o.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	}
+	holder, loc, idx := f.heldCall(id, o), o.Loc, o.Idx
+	if holder == nil {
+		f.warn(ruleApply, "tool call '%s' is no longer held by any message (a MESSAGES_SNAPSHOT removed it); arguments dropped", id)
+		return nil
+	}
+	if delta == "" && meta == nil {
+		return nil
+	}
+	c := *holder.Calls[idx]
+	if meta != nil {
+		c = *holder.Calls[idx].WithInfo()
+		c.I.Meta = c.I.Meta.Merge(meta)
+	}
+	c.Args, c.Chunks = model.AppendText(c.Args, c.Chunks, delta)
+	f.putCall(holder, loc, idx, &c)
+	return nil
+}
+
+func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.st.C.Scope.OpenTool.Get(id)
+	if !open {
+		return f.violation("V9", "no tool call '%s' is in progress; TOOL_CALL_START must come first", id)
+	}
+	if tag.Sub && tag != o.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	}
+	c := f.c()
+	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
+	if holder, loc, idx := f.heldCall(id, o), o.Loc, o.Idx; holder != nil {
+		c := *holder.Calls[idx]
+		if meta != nil {
+			c = *holder.Calls[idx].WithInfo()
+			c.I.Meta = c.I.Meta.Merge(meta)
+		}
+		c.Status = model.EntClosed
+		f.putCall(holder, loc, idx, &c)
+	}
+	return nil
+}
+
+func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation {
+	if m, _, exists := f.msg(e.MessageID); exists {
+		return f.violation("A1", "TOOL_CALL_RESULT mints message '%s', but that id already names a %s; one id names one message", e.MessageID, m.Kind())
+	}
+	// R26: the result is attributed on its own and (re)sets its message's owner.
+	f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindTool})
+	role := event.RoleTool
+	if e.Role != nil {
+		role = *e.Role
+	}
+	callID := e.ToolCallID
+	m := &model.Msg{ID: e.MessageID, Role: role,
+		I: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Start: f.index, Meta: model.MetaOf(e.Metadata)}}
+	m.Text, m.HasText, m.I.Raw = content(e.Content)
+	f.place(m)
+	// Insert right after the message holding the call, after the tool
+	// messages already following it; append when no message holds it.
+	holder, hloc, idx, held := f.call(callID)
+	if held && f.st.C.Order.Has(holder.ID) {
+		at := holder.ID
+		for {
+			next, ok := f.st.C.Order.Next(at)
+			if !ok {
+				break
+			}
+			if nm, _, ok := f.msg(next); !ok || nm.Role != event.RoleTool {
+				break
+			}
+			at = next
+		}
+		f.c().Order = f.st.C.Order.InsertAfter(at, e.MessageID)
+		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
+			c.Result, c.HasResult = e.MessageID, true
+			c.ResultContent = bytes.Clone(e.Content)
+		})
+	} else {
+		f.c().Order = f.st.C.Order.Append(e.MessageID)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Reasoning
+
+// reasoningOwner returns the owner of a reasoning id: the reasoning
+// message's, else the span's (a span and a message may share an id and
+// share one owner).
+func (f *folder) reasoningOwner(id string) (model.Owner, bool) {
+	if rec, ok := f.st.C.MsgOwner.Get(id); ok && rec.Kind == model.KindReasoning {
+		return rec.Owner, true
+	}
+	return f.st.C.SpanOwner.Get(id)
+}
+
+func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
+	if _, open := f.st.C.Scope.OpenSpan.Get(id); open {
+		return f.violation("V12", "reasoning span '%s' is already in progress; end it with REASONING_END first", id)
+	}
+	owner := tag
+	if rec, known := f.reasoningOwner(id); known {
+		if tag.Sub && tag != rec {
+			return f.violation("R16", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, rec.Quoted())
+		}
+		owner = rec
+	}
+	if _, ok := f.st.C.SpanOwner.Get(id); !ok {
+		f.c().SpanOwner = f.st.C.SpanOwner.Set(id, owner)
+	}
+	key := f.invFor(owner)
+	n := f.info(key)
+	pos := n.Spans.Len()
+	n.Spans = n.Spans.Append(model.Span{ID: id, Status: model.EntOpen, Start: f.index, End: -1})
+	f.c().Scope.OpenSpan = f.st.C.Scope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
+	return nil
+}
+
+func (f *folder) reasoningEnd(id string, tag model.Owner) *Violation {
+	sl, open := f.st.C.Scope.OpenSpan.Get(id)
+	if !open {
+		return f.violation("V12", "no reasoning span '%s' is in progress; send REASONING_START first", id)
+	}
+	if tag.Sub && tag != sl.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, sl.Owner.Quoted())
+	}
+	f.c().Scope.OpenSpan = f.st.C.Scope.OpenSpan.Delete(id)
+	f.endSpan(sl, model.EntClosed)
+	return nil
+}
+
+func (f *folder) endSpan(sl model.SpanLoc, status model.EntStatus) {
+	n := f.info(sl.Inv)
+	s := n.Spans.At(sl.Pos)
+	s.Status, s.End = status, f.index
+	n.Spans = n.Spans.Set(sl.Pos, s)
+}
+
+func (f *folder) reasoningMsgStart(id string, tag model.Owner, meta json.RawMessage) *Violation {
+	if _, open := f.st.C.Scope.OpenRsn.Get(id); open {
+		return f.violation("V13", "reasoning message '%s' is already in progress; end it with REASONING_MESSAGE_END first", id)
+	}
+	m, loc, exists := f.msg(id)
+	if exists && m.Kind() != model.KindReasoning {
+		return f.violation("A1", "REASONING_MESSAGE_START for '%s', which names a %s; one id names one message of one kind", id, m.Kind())
+	}
+	owner := tag
+	if rec, known := f.reasoningOwner(id); known {
+		if tag.Sub && tag != rec {
+			return f.violation("R16", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, rec.Quoted())
+		}
+		owner = rec
+	}
+	if rec, ok := f.st.C.MsgOwner.Get(id); !ok || rec.Kind != model.KindReasoning {
+		f.c().MsgOwner = f.st.C.MsgOwner.Set(id, model.OwnerRec{Owner: owner, Kind: model.KindReasoning})
+	}
+	if exists {
+		f.reopen(m, loc, meta)
+	} else {
+		loc = f.appendMsg(&model.Msg{
+			ID: id, Role: event.RoleReasoning, HasText: true, Status: model.EntOpen,
+			I: &model.MsgInfo{Tag: tag.Tag(), Start: f.index, Meta: model.MetaOf(meta)},
+		})
+	}
+	c := f.c()
+	c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, model.Open{Owner: owner, Loc: loc, In: true})
+	return nil
+}
+
+func (f *folder) reasoningMsgContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.st.C.Scope.OpenRsn.Get(id)
+	if !open {
+		return f.violation("V13", "no reasoning message '%s' is in progress; send REASONING_MESSAGE_START first", id)
+	}
+	if tag.Sub && tag != o.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	}
+	f.appendText(id, o, delta, meta)
+	return nil
+}
+
+func (f *folder) reasoningMsgEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.st.C.Scope.OpenRsn.Get(id)
+	if !open {
+		return f.violation("V13", "no reasoning message '%s' is in progress; REASONING_MESSAGE_START must come first", id)
+	}
+	if tag.Sub && tag != o.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	}
+	c := f.c()
+	c.Scope.OpenRsn = c.Scope.OpenRsn.Delete(id)
+	f.closeMsg(id, o, meta)
+	return nil
+}
+
+func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owner) *Violation {
+	val := e.EncryptedValue
+	switch e.Subtype {
+	case event.EncryptedToolCall:
+		if rec, ok := f.st.C.CallOwner.Get(e.EntityID); ok && tag.Sub && tag != rec {
+			return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Quoted())
+		}
+		if holder, loc, idx, ok := f.call(e.EntityID); ok {
+			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) { c.EncryptedValue = &val })
+		}
+	case event.EncryptedMessage:
+		if rec, ok := f.st.C.MsgOwner.Get(e.EntityID); ok && tag.Sub && tag != rec.Owner &&
+			(rec.Kind == model.KindText || rec.Kind == model.KindReasoning) {
+			return f.violation("R15", "subagentRunId '%s' does not match the message '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Owner.Quoted())
+		}
+		if m, loc, ok := f.msg(e.EntityID); ok && m.Role != event.RoleActivity {
+			c := m.WithInfo()
+			c.I.EncryptedValue = &val
+			f.putMsg(loc, c)
+		}
+	default:
+		f.warn(ruleApply, "REASONING_ENCRYPTED_VALUE with unknown subtype %q ignored", e.Subtype)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Activity
+
+func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *Violation {
+	m, loc, exists := f.msg(e.MessageID)
+	if exists && m.Role != event.RoleActivity {
+		return f.violation("A1", "ACTIVITY_SNAPSHOT for '%s', which names a %s; one id names one message of one kind", e.MessageID, m.Kind())
+	}
+	doc, err := patch.New(e.Content)
+	if err != nil {
+		return f.violation(event.RuleSchema, "ACTIVITY_SNAPSHOT '%s' content is not valid JSON: %v", e.MessageID, err)
+	}
+	typ := e.ActivityType
+	replace := e.Replace == nil || *e.Replace
+	switch {
+	case exists && replace:
+		// R27: a replacing snapshot re-mints the activity and re-owns it.
+		c := m.WithInfo()
+		c.Text, c.HasText = persist.Text{}, false
+		c.I.Doc, c.I.HasDoc, c.I.Raw = doc, true, nil
+		c.I.ActivityType = &typ
+		c.I.Tag = tag.Tag()
+		c.I.Meta = c.I.Meta.Merge(e.Metadata)
+		f.update(m, loc, c)
+		f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+	case exists:
+		if e.Metadata != nil {
+			c := m.WithInfo()
+			c.I.Meta = c.I.Meta.Merge(e.Metadata)
+			f.putMsg(loc, c)
+		}
+	default:
+		f.appendMsg(&model.Msg{
+			ID: e.MessageID, Role: event.RoleActivity,
+			I: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Start: f.index, Meta: model.MetaOf(e.Metadata)},
+		})
+		f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+	}
+	return nil
+}
+
+func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violation {
+	m, loc, exists := f.msg(e.MessageID)
+	if !exists {
+		return nil // the reference ignores a delta for an unknown activity
+	}
+	if m.Role != event.RoleActivity {
+		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role)
+		return nil
+	}
+	if rec, ok := f.st.C.MsgOwner.Get(e.MessageID); ok && tag.Sub && tag != rec.Owner {
+		return f.violation("R15", "subagentRunId '%s' does not match the activity '%s' opener's subagent %s", tag.ID, e.MessageID, rec.Owner.Quoted())
+	}
+	c := m.WithInfo()
+	doc, warns, err := patch.Apply(m.I.Doc, e.Patch, nil)
+	for _, w := range warns {
+		f.warn("G2", "ACTIVITY_DELTA '%s': %s", e.MessageID, w.String())
+	}
+	if err != nil {
+		f.warn("G8", "ACTIVITY_DELTA '%s' skipped whole, content unchanged: %v", e.MessageID, err)
+	} else {
+		c.I.Doc, c.I.HasDoc = doc, true
+	}
+	typ := e.ActivityType
+	c.I.ActivityType = &typ
+	c.I.Meta = c.I.Meta.Merge(e.Metadata)
+	f.putMsg(loc, c)
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// State (R22: a subagent's state events change the one run state)
+
+func (f *folder) stateSnapshot(e *event.StateSnapshot, tag model.Owner) *Violation {
+	doc, err := patch.New(e.Snapshot)
+	if err != nil {
+		return f.violation(event.RuleSchema, "STATE_SNAPSHOT snapshot is not valid JSON: %v", err)
+	}
+	c := f.c()
+	c.Doc, c.DocBy, c.DocSet = doc, tag, true
+	return nil
+}
+
+func (f *folder) stateDelta(e *event.StateDelta, tag model.Owner) *Violation {
+	doc, warns, err := patch.Apply(f.st.C.Doc, e.Delta, nil)
+	for _, w := range warns {
+		f.warn("G2", "STATE_DELTA: %s", w.String())
+	}
+	if err != nil {
+		f.warn("G8", "STATE_DELTA skipped whole, state unchanged: %v", err)
+		return nil
+	}
+	c := f.c()
+	c.Doc, c.DocBy, c.DocSet = doc, tag, true
+	return nil
+}
+
+func cloneStr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	return &c
+}

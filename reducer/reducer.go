@@ -1,0 +1,431 @@
+package reducer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/view"
+)
+
+// Reduce verifies e against the protocol rules given v and folds it,
+// returning the next view. On a violation it returns v itself, unchanged,
+// and a *Violation (PROTOCOL.md G1): the event is refused alone and v does
+// not count it, so a caller that goes on after a violation should use Fold,
+// which does. Warnings (a patch that cannot be applied, an unknown patch
+// operation, decoding warnings e carries) are not errors: they are recorded
+// in the returned view's diagnostics.
+//
+// Reduce is pure: it never changes v or e, and reducing the same view again
+// (with the same or another event) gives an independent, correct result.
+// The cost is O(size of e) for every event but MESSAGES_SNAPSHOT, whose cost
+// is O(size of the snapshot + messages), and the run terminals, which visit
+// what is still open.
+func Reduce(v *view.View, e event.Event) (*view.View, error) {
+	next, viol := fold(v, e)
+	if viol != nil {
+		return v, viol
+	}
+	return next, nil
+}
+
+// Fold is Reduce for consumers that go on after a violation. It always
+// returns the view to continue from: the next view, or on a violation a
+// view that counts the refused event and records the violation in its
+// diagnostics but is otherwise v. The error is the *Violation, nil when the
+// event was accepted.
+func Fold(v *view.View, e event.Event) (*view.View, error) {
+	next, viol := fold(v, e)
+	if viol != nil {
+		return record(v, viol), viol
+	}
+	return next, nil
+}
+
+// Refuse counts one wire event that could not be folded and records why: an
+// *event.DecodeError is a violation with the error's rule (E3 when it names
+// none); an *event.UnknownTypeError is a warning (PROTOCOL.md G2: unknown
+// event types are skipped); any other error is a violation with rule E3. t
+// is the event's wire type when known, else "".
+func Refuse(v *view.View, t event.Type, err error) *view.View {
+	var ute *event.UnknownTypeError
+	if !errors.As(err, &ute) {
+		return record(v, refusal(v.EventCount(), t, err))
+	}
+	if t == "" {
+		t = ute.Type
+	}
+	nv, st := next(v)
+	c := *st.C
+	c.Diags = c.Diags.Append(model.Diag{
+		Index: st.Events, Kind: kindWarning, Rule: "G2", Type: t,
+		Message: fmt.Sprintf("unknown event type %q skipped", string(ute.Type)),
+	})
+	st.C = &c
+	st.Events++
+	st.Step++
+	return publish(nv)
+}
+
+// refusal turns an error that kept an event from being folded into the
+// violation recorded for it.
+func refusal(index int, t event.Type, err error) *Violation {
+	viol := &Violation{Rule: event.RuleSchema, Index: index, Type: t, Err: err}
+	if err != nil {
+		viol.Message = err.Error()
+	}
+	var de *event.DecodeError
+	if errors.As(err, &de) {
+		if de.Rule != "" {
+			viol.Rule = de.Rule
+		}
+		if viol.Type == "" {
+			viol.Type = de.Type
+		}
+	}
+	return viol
+}
+
+// End records the end of the stream. cause nil: the stream simply ended; a
+// run still open ends "incomplete", with a warning (PROTOCOL.md G12).
+// cause matching context.Canceled or context.DeadlineExceeded (errors.Is):
+// the consumer stopped the stream; a run still open is "cancelled" and its
+// open invocations, messages, tool calls, reasoning and steps are abandoned.
+// Any other cause (a broken transport): a run still open "failed" with
+// cause's text as its error, and everything open is abandoned exactly as
+// RUN_ERROR does (G11). Pending chunk streams are discarded without END, as
+// the reference does. End on a view that has already ended returns it.
+func End(v *view.View, cause error) *view.View {
+	if state(v).C.Ended {
+		return v
+	}
+	nv, _ := next(v)
+	fv := newFolder(nv, "")
+	f := &fv
+	if f.st.C.Phase == model.PhaseActive {
+		switch {
+		case cause == nil:
+			f.setRun(func(r *model.Run) { r.Status = model.RunIncomplete })
+			f.warn("G12", "the stream ended while run %s was running; the run never finished", f.runName())
+		case errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded):
+			f.abandonAll()
+			f.setRun(func(r *model.Run) { r.Status = model.RunCancelled; r.End = f.index })
+			f.setRootStatus(model.InvAbandoned)
+			f.warn("G11", "the stream was cancelled while run %s was running: %v", f.runName(), cause)
+			f.c().Phase = model.PhaseErrored
+		default:
+			f.abandonAll()
+			f.setRun(func(r *model.Run) {
+				r.Status = model.RunFailed
+				r.End = f.index
+				r.Err = &model.ErrorInfo{Message: cause.Error()}
+			})
+			f.setRootStatus(model.InvErrored)
+			f.warn("G11", "the stream broke while run %s was running: %v", f.runName(), cause)
+			f.c().Phase = model.PhaseErrored
+		}
+	} else if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		f.warn("G11", "the stream broke after the last run ended: %v", cause)
+	}
+	c := f.c()
+	c.Scope.Lanes = lanesEmpty
+	c.Ended = true
+	f.commit()
+	return publish(nv)
+}
+
+// FoldJSON decodes one wire event with event.Decode and folds it: an event
+// that does not decode is refused (Refuse) and its *Violation returned; an
+// unknown event type is skipped with a warning and a nil error; anything
+// else goes to Fold.
+func FoldJSON(v *view.View, data []byte) (*view.View, error) {
+	e, err := event.Decode(data)
+	if err != nil {
+		var ute *event.UnknownTypeError
+		if errors.As(err, &ute) {
+			return Refuse(v, ute.Type, err), nil
+		}
+		viol := refusal(v.EventCount(), "", err)
+		return record(v, viol), viol
+	}
+	return Fold(v, e)
+}
+
+const (
+	kindViolation = "violation"
+	kindWarning   = "warning"
+)
+
+func state(v *view.View) *model.State { return (*model.View)(v).S() }
+
+// next returns a new, unpublished view holding a copy of v's state, and that
+// state for the caller to change.
+func next(v *view.View) (*model.View, *model.State) {
+	nv := model.NewView(*state(v))
+	return nv, nv.S()
+}
+
+func publish(nv *model.View) *view.View { return (*view.View)(nv) }
+
+// record returns v counting one more event, with viol in its diagnostics.
+func record(v *view.View, viol *Violation) *view.View {
+	nv, st := next(v)
+	c := *st.C
+	c.Diags = c.Diags.Append(model.Diag{
+		Index: viol.Index, Kind: kindViolation, Rule: viol.Rule, Type: viol.Type, Message: viol.Message,
+	})
+	c.Violating++
+	st.C = &c
+	st.Events++
+	st.Step++
+	return publish(nv)
+}
+
+// fold verifies and folds e into a new view, or returns the violation.
+func fold(v *view.View, e event.Event) (*view.View, *Violation) {
+	if e == nil {
+		return nil, &Violation{Rule: event.RuleSchema, Index: v.EventCount(), Message: "nil event"}
+	}
+	nv, st := next(v)
+	fv := newFolder(nv, e.EventType())
+	f := &fv
+	if err := f.event(e); err != nil {
+		return nil, err
+	}
+	for _, w := range e.Common().Warnings() {
+		if w.Rule == event.WarnDeprecated && e.EventType().Deprecated() {
+			continue // the translation warning says it
+		}
+		f.warn(warningRule(w), "%s", w.String())
+	}
+	f.commit()
+	st.Events++
+	return publish(nv), nil
+}
+
+// warningRule returns the rule id a decoding warning is filed under.
+func warningRule(w event.Warning) string {
+	switch {
+	case w.Rule != "":
+		return w.Rule
+	case w.Pointer == "/subagentRunId":
+		return event.WarnMisplacedTag
+	}
+	return "G2"
+}
+
+// folder folds one wire event into a private copy of the state. Nothing it
+// writes is reachable from a published view until the view is published, so
+// a violation found half-way simply drops the copy.
+type folder struct {
+	st    *model.State
+	cold  bool       // st.C is this fold's private copy
+	wire  event.Type // the wire event's type
+	cur   event.Type // the event being folded (differs for chunk expansions)
+	index int
+	step  uint64
+	// The invocation nodes changed in this fold: usually one or two, kept in
+	// an array to spare an allocation; the rest in more.
+	few   [4]dirtyNode
+	nfew  int
+	more  []dirtyNode
+	diags []model.Diag
+}
+
+type dirtyNode struct {
+	key  int
+	n    *model.Inv
+	info bool // n's info is a private copy
+}
+
+func newFolder(v *model.View, wire event.Type) folder {
+	st := v.S()
+	return folder{st: st, wire: wire, cur: wire, index: st.Events, step: st.Step + 1}
+}
+
+// dirtyNodes iterates the nodes changed in this fold.
+func (f *folder) dirtyNode(i int) *dirtyNode {
+	if i < f.nfew {
+		return &f.few[i]
+	}
+	return &f.more[i-f.nfew]
+}
+
+func (f *folder) ndirty() int { return f.nfew + len(f.more) }
+
+func (f *folder) addDirty(d dirtyNode) int {
+	if f.nfew < len(f.few) && len(f.more) == 0 {
+		f.few[f.nfew] = d
+		f.nfew++
+		return f.nfew - 1
+	}
+	f.more = append(f.more, d)
+	return f.ndirty() - 1
+}
+
+// c returns the cold part of the state, copied on first use in this fold.
+func (f *folder) c() *model.Cold {
+	if !f.cold {
+		c := *f.st.C
+		f.st.C = &c
+		f.cold = true
+	}
+	return f.st.C
+}
+
+// commit publishes the nodes changed during the fold into the state and
+// appends the warnings collected.
+func (f *folder) commit() {
+	var buf [4]*model.Inv
+	subs := buf[:0]
+	for i := range f.ndirty() {
+		d := f.dirtyNode(i)
+		d.n.D().Version = f.step
+		if d.key < 0 {
+			f.st.Root = d.n
+		} else {
+			subs = append(subs, d.n)
+		}
+	}
+	f.st.SetInvs(subs...)
+	if len(f.diags) > 0 {
+		c := f.c()
+		for _, d := range f.diags {
+			c.Diags = c.Diags.Append(d)
+		}
+	}
+	f.st.Step = f.step
+}
+
+func (f *folder) dirtyAt(key int) int {
+	for i := range f.ndirty() {
+		if f.dirtyNode(i).key == key {
+			return i
+		}
+	}
+	var src *model.Inv
+	if key < 0 {
+		src = f.st.Root
+	} else {
+		src = f.st.Inv(key)
+	}
+	return f.addDirty(dirtyNode{key: key, n: src.Clone()})
+}
+
+// node returns a private, changeable copy of invocation node key (-1: the
+// root), copying it on first use within this fold. Its info is shared: use
+// info to change that.
+func (f *folder) node(key int) *model.InvData { return f.dirtyNode(f.dirtyAt(key)).n.D() }
+
+// inv is node for callers that need the node itself.
+func (f *folder) inv(key int) *model.Inv { return f.dirtyNode(f.dirtyAt(key)).n }
+
+// info returns a private, changeable copy of the info of node key.
+func (f *folder) info(key int) *model.InvInfo {
+	d := f.dirtyNode(f.dirtyAt(key))
+	if !d.info {
+		inf := *d.n.D().I
+		d.n.D().I = &inf
+		d.info = true
+	}
+	return d.n.D().I
+}
+
+// peek returns invocation node key without copying it; callers must not write.
+func (f *folder) peek(key int) *model.InvData {
+	for i := range f.ndirty() {
+		if d := f.dirtyNode(i); d.key == key {
+			return d.n.D()
+		}
+	}
+	if key < 0 {
+		return f.st.Root.D()
+	}
+	return f.st.Inv(key).D()
+}
+
+// newNode appends a new subagent node and makes it the latest node of its id.
+func (f *folder) newNode(info model.InvInfo, status model.InvStatus) int {
+	info.First = f.index
+	info.Run = f.runIndex()
+	n := model.NewInv(model.InvData{Status: status, I: &info})
+	key := f.st.AppendInv(n)
+	c := f.c()
+	c.InvIDs = c.InvIDs.Set(info.ID, key)
+	f.addDirty(dirtyNode{key: key, n: n, info: true})
+	return key
+}
+
+// invFor returns the node an owner's things live in, creating an
+// unannounced node for a subagent id never seen (R11).
+func (f *folder) invFor(o model.Owner) int {
+	if !o.Sub {
+		return -1
+	}
+	if k, ok := f.st.C.InvIDs.Get(o.ID); ok {
+		return k
+	}
+	return f.newNode(model.InvInfo{ID: o.ID, ParentKey: -1}, model.InvUnannounced)
+}
+
+func (f *folder) runIndex() int { return f.st.C.Runs.Len() - 1 }
+
+// setRun changes the current run.
+func (f *folder) setRun(fn func(*model.Run)) {
+	i := f.runIndex()
+	if i < 0 {
+		return
+	}
+	c := f.c()
+	r := c.Runs.At(i)
+	fn(&r)
+	c.Runs = c.Runs.Set(i, r)
+}
+
+func (f *folder) runName() string {
+	r, ok := f.st.C.Runs.Last()
+	if !ok {
+		return "(none)"
+	}
+	return fmt.Sprintf("'%s' (thread '%s')", r.RunID, r.ThreadID)
+}
+
+func (f *folder) setRootStatus(s model.InvStatus) {
+	if f.peek(-1).Status != s {
+		f.node(-1).Status = s
+	}
+}
+
+// violation returns a *Violation for the wire event, mentioning the
+// expanded event when the wire event is a chunk or a THINKING_* event.
+func (f *folder) violation(rule, format string, args ...any) *Violation {
+	msg := fmt.Sprintf(format, args...)
+	if f.cur != f.wire && f.cur != "" {
+		msg = fmt.Sprintf("%s (expanded from %s): %s", f.cur, f.wire, msg)
+	}
+	return &Violation{Rule: rule, Index: f.index, Type: f.wire, Message: msg}
+}
+
+func (f *folder) warn(rule, format string, args ...any) {
+	f.diags = append(f.diags, model.Diag{
+		Index: f.index, Kind: kindWarning, Rule: rule, Type: f.wire, Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// as runs fn with the event being folded set to t (for expansions).
+func (f *folder) as(t event.Type, fn func() *Violation) *Violation {
+	prev := f.cur
+	f.cur = t
+	err := fn()
+	f.cur = prev
+	return err
+}
+
+// tagOf returns the owner an event's optional tag names (the zero Owner for
+// an untagged event).
+func tagOf(e event.Event) model.Owner {
+	id, ok := e.SubagentRunID()
+	return model.OwnerOf(id, ok)
+}

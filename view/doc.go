@@ -1,0 +1,92 @@
+// Package view is agview's immutable view model: everything folded from an
+// AG-UI event stream, read through methods. Package reducer builds views;
+// package view only reads them.
+//
+// A [View] answers:
+//
+//   - [View.Runs]: each run of the stream in order, with its thread and run
+//     ids, status (running, finished, errored, interrupted, incomplete,
+//     cancelled, failed), outcome, result, error and interrupts (each
+//     carrying the subagent that raised it).
+//   - The invocation tree: [View.Root] is the parent agent, [View.Invocation]
+//     finds a subagent invocation by id and [View.Invocations] lists them in
+//     the order they were first seen. Each [Invocation] has its id, name
+//     (falling back to the id), description, parent invocation, the tool
+//     call and message that spawned it, status (running, finished,
+//     suspended, errored, abandoned, unannounced), outcome, result, error,
+//     children in start order, and its own messages, tool calls (arguments,
+//     result, the subagents each spawned), steps, reasoning and activity.
+//   - [View.Messages]: the flat AG-UI message list exactly as the reference
+//     client (@ag-ui/client 1.0) builds it, each message carrying its
+//     subagentRunId; this is what the next RunAgentInput.messages sends back.
+//   - [View.State]: the one run-scoped JSON document. A subagent's
+//     STATE_SNAPSHOT or STATE_DELTA changes it exactly as the parent's does;
+//     who changed it last is provenance only ([View.StateChangedBy]).
+//   - [View.PendingInterrupts]: the interrupts awaiting an answer.
+//   - [View.Diagnostics]: every refused event (a violation, with its rule id)
+//     and every warning (an unknown event type, a patch that could not be
+//     applied, a tolerated decoding quirk, a stream that ended mid-run).
+//
+// # JSON form
+//
+// [View.MarshalJSON] writes one JSON object with these keys, always present
+// and always in this order; agview replay --json prints it and golden tests
+// compare it, so it is stable:
+//
+//	{
+//	  "events": 12,                    // wire events seen (folded, refused or skipped)
+//	  "messages": [ … ],               // AG-UI Message objects exactly as AG-UI serialises them
+//	  "state": { … },                  // the run-scoped document (any JSON value)
+//	  "pendingInterrupts": [ … ],      // AG-UI Interrupt objects
+//	  "runs": [                        // in stream order
+//	    {"threadId": "th1", "runId": "r1", "status": "finished",
+//	     "outcome": null, "result": null, "error": null}
+//	  ],
+//	  "invocations": [                 // subagents only, flat, in first-seen order
+//	    {"subagentRunId": "sa1", "name": "researcher", "description": null,
+//	     "status": "finished", "parentSubagentRunId": null,
+//	     "parentToolCallId": "tc1", "parentMessageId": null,
+//	     "children": ["sa2"], "messageIds": ["m2"], "toolCallIds": ["tc2"],
+//	     "steps": [{"name": "search", "status": "closed"}],
+//	     "outcome": null, "result": null, "error": null}
+//	  ],
+//	  "diagnostics": [
+//	    {"index": 7, "kind": "violation", "rule": "R15", "type": "TEXT_MESSAGE_CONTENT",
+//	     "message": "…"}
+//	  ]
+//	}
+//
+// Run status is one of running, finished, errored, interrupted, incomplete,
+// cancelled, failed; outcome is the RUN_FINISHED outcome as sent (null when
+// absent), result its result, error {"message", "code"} from RUN_ERROR or the
+// transport. An invocation's status is one of running, finished, suspended,
+// errored, abandoned, unannounced; name is the announced name or, for an
+// invocation seen only through attribution, its id; outcome is the
+// SUBAGENT_FINISHED outcome as sent; error is {"message", "code"} from
+// SUBAGENT_ERROR. A step's status is open, closed or abandoned. Keys may be
+// added in later versions; none will be removed or renamed.
+//
+// # Identity and versions
+//
+// An *Invocation is shared between successive views for as long as nothing
+// about it changes: v1.Invocation(id) == v2.Invocation(id) means the
+// invocation, its messages, tool calls, steps, reasoning and activity are the
+// same in both. Anything that changes one of them (a delta streamed into one
+// of its messages, a step, its status) makes a new *Invocation with a larger
+// [Invocation.Version]. Subscribers that render one pane per invocation
+// compare pointers to skip unchanged panes.
+//
+// # Immutability
+//
+// A View and everything reachable from it never change after the reducer
+// returns it. Getters that return slices, maps or raw JSON return fresh
+// copies the caller may modify. Building the next view costs O(size of the
+// event): the next view shares everything unchanged with this one.
+//
+// # Concurrency
+//
+// Views are immutable values: any number of goroutines may read the same
+// view, including while the reducer builds the next one, without locks. The
+// first call to a text getter may join streamed chunks and memoise the
+// result; that is done with atomic operations and is safe from any goroutine.
+package view

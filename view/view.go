@@ -1,0 +1,347 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"iter"
+	"slices"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/patch"
+)
+
+// View is one immutable snapshot of everything folded from a stream so far.
+// Build views with package reducer; the zero value is not usable, start from
+// [New].
+type View model.View
+
+// New returns the view of an empty stream: no runs, no messages, state {},
+// no events.
+func New() *View {
+	root := model.NewInv(model.InvData{
+		Key:    -1,
+		Status: model.InvUnannounced,
+		I:      &model.InvInfo{Root: true, Announced: true, ParentKey: -1, First: -1},
+	})
+	return (*View)(model.NewView(model.State{
+		Root: root,
+		C:    &model.Cold{Doc: patch.EmptyObject()},
+	}))
+}
+
+func (v *View) st() *model.State { return (*model.View)(v).S() }
+
+// EventCount returns the number of wire events seen: folded, refused or
+// skipped. It is the index the next event will have.
+func (v *View) EventCount() int { return v.st().Events }
+
+// Ended reports whether the end of the stream has been recorded (reducer.End).
+func (v *View) Ended() bool { return v.st().C.Ended }
+
+// Runs returns the runs of the stream in order. The slice is a fresh copy.
+func (v *View) Runs() []Run {
+	st := v.st()
+	out := make([]Run, 0, st.C.Runs.Len())
+	for r := range st.C.Runs.Values() {
+		out = append(out, runOf(&r))
+	}
+	return out
+}
+
+// LastRun returns the latest run, and false when no run has started.
+func (v *View) LastRun() (Run, bool) {
+	r, ok := v.st().C.Runs.Last()
+	if !ok {
+		return Run{}, false
+	}
+	return runOf(&r), true
+}
+
+// Root returns the parent agent: the invocation events without a
+// subagentRunId belong to. Its ID is "" and it has no parent.
+func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
+
+// Invocation returns the subagent invocation with the given subagentRunId, or
+// nil if no event has named it. When an id was reused for a new invocation in
+// a later run (PROTOCOL.md G10) it returns the latest one. Invocation("")
+// returns the subagent whose id is "" if there is one, else the root.
+//
+// The pointer is shared between successive views while the invocation is
+// unchanged: comparing the pointers two views return tells whether anything
+// about the invocation changed (see the package documentation).
+func (v *View) Invocation(id string) *Invocation {
+	st := v.st()
+	if k, ok := st.C.InvIDs.Get(id); ok {
+		return (*Invocation)(st.Inv(k))
+	}
+	if id == "" {
+		return (*Invocation)(st.Root)
+	}
+	return nil
+}
+
+// Invocations iterates the subagent invocations (not the root) in the order
+// they were first seen.
+func (v *View) Invocations() iter.Seq[*Invocation] {
+	st := v.st()
+	return func(yield func(*Invocation) bool) {
+		st.EachInv(func(n *model.Inv) bool { return yield((*Invocation)(n)) })
+	}
+}
+
+// InvocationCount returns the number of subagent invocations.
+func (v *View) InvocationCount() int { return v.st().NInvs() }
+
+// Messages iterates the AG-UI message list exactly as the reference client
+// builds it (PROTOCOL.md §7, G14): protocol order, each message carrying its
+// subagentRunId. Each message yielded owns its memory.
+func (v *View) Messages() iter.Seq[event.Message] {
+	st := v.st()
+	return func(yield func(event.Message) bool) {
+		for id := range st.C.Order.All() {
+			m := msgAt(st, id)
+			if m == nil {
+				continue
+			}
+			if !yield(m.Message()) {
+				return
+			}
+		}
+	}
+}
+
+// MessageList returns the AG-UI message list as a fresh slice (see Messages).
+func (v *View) MessageList() []event.Message {
+	st := v.st()
+	out := make([]event.Message, 0, st.C.Order.Len())
+	for m := range v.Messages() {
+		out = append(out, m)
+	}
+	return out
+}
+
+// MessageCount returns the number of messages in the AG-UI list.
+func (v *View) MessageCount() int { return v.st().C.Order.Len() }
+
+// Message returns the message with the given id, and false if the list has
+// none.
+func (v *View) Message(id string) (event.Message, bool) {
+	st := v.st()
+	if !st.C.Order.Has(id) {
+		return event.Message{}, false
+	}
+	m := msgAt(st, id)
+	if m == nil {
+		return event.Message{}, false
+	}
+	return m.Message(), true
+}
+
+// ToolCall returns the tool call with the given id as held by its message,
+// and false if no message holds it.
+func (v *View) ToolCall(id string) (ToolCall, bool) {
+	st := v.st()
+	holder, ok := st.C.CallLoc.Get(id)
+	if !ok {
+		return ToolCall{}, false
+	}
+	m := msgAt(st, holder)
+	if m == nil {
+		return ToolCall{}, false
+	}
+	for _, c := range m.Calls {
+		if c.ID == id {
+			return toolCallOf(c, m.ID), true
+		}
+	}
+	return ToolCall{}, false
+}
+
+// State returns the run-scoped state document as compact JSON (any JSON
+// value; {} before any STATE_SNAPSHOT). The slice is a fresh copy.
+func (v *View) State() json.RawMessage { return v.st().C.Doc.JSON() }
+
+// StateChangedBy names the producer of the last STATE_SNAPSHOT or
+// STATE_DELTA that changed the state: a subagentRunId and true, or ("",
+// false) for the parent agent or when nothing has changed it. This is
+// provenance: the state is one run-scoped document whoever changes it.
+func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
+	st := v.st()
+	if !st.C.DocSet || !st.C.DocBy.Sub {
+		return "", false
+	}
+	return st.C.DocBy.ID, true
+}
+
+// PendingInterrupts returns the interrupts the last finished run left
+// awaiting an answer (its interrupt outcome's interrupts; empty after a run
+// that finished otherwise). Each carries the subagent that raised it. The
+// slice is a fresh copy.
+func (v *View) PendingInterrupts() []event.Interrupt {
+	return cloneInterrupts(v.st().C.Pending)
+}
+
+// Diagnostics returns every violation and warning recorded, in the order of
+// the events they concern. The slice is a fresh copy.
+func (v *View) Diagnostics() []Diagnostic {
+	st := v.st()
+	out := make([]Diagnostic, 0, st.C.Diags.Len())
+	for d := range st.C.Diags.Values() {
+		out = append(out, Diagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: d.Message})
+	}
+	return out
+}
+
+// ViolationCount returns the number of refused events recorded in the
+// diagnostics.
+func (v *View) ViolationCount() int { return v.st().C.Violating }
+
+func msgAt(st *model.State, id string) *model.Msg {
+	loc, ok := st.C.MsgLoc.Get(id)
+	if !ok {
+		return nil
+	}
+	n := st.Root
+	if loc.Inv >= 0 {
+		n = st.Inv(loc.Inv)
+	}
+	return n.D().MsgAt(loc.Pos)
+}
+
+// RunStatus is the status of a run.
+type RunStatus string
+
+// Run statuses.
+const (
+	// RunRunning: RUN_STARTED came, nothing has ended the run yet.
+	RunRunning RunStatus = "running"
+	// RunFinished: RUN_FINISHED with a success outcome (or none).
+	RunFinished RunStatus = "finished"
+	// RunErrored: RUN_ERROR.
+	RunErrored RunStatus = "errored"
+	// RunInterrupted: RUN_FINISHED with an interrupt outcome; the interrupts
+	// await an answer in the next run.
+	RunInterrupted RunStatus = "interrupted"
+	// RunIncomplete: the stream ended while the run was running (G12).
+	RunIncomplete RunStatus = "incomplete"
+	// RunCancelled: RUN_FINISHED with a cancelled outcome, or the consumer
+	// cancelled the stream (its context) while the run was running.
+	RunCancelled RunStatus = "cancelled"
+	// RunFailed: the transport broke while the run was running (G11).
+	RunFailed RunStatus = "failed"
+)
+
+// Run is one run of the stream.
+type Run struct {
+	// ThreadID and RunID are RUN_STARTED's; both "" for a run a RUN_ERROR
+	// opened without RUN_STARTED.
+	ThreadID string
+	RunID    string
+	// ParentRunID is RUN_STARTED's parentRunId, nil when absent.
+	ParentRunID *string
+	Status      RunStatus
+	// Outcome is RUN_FINISHED's outcome as sent; nil when absent (success)
+	// or while the run has not finished.
+	Outcome *event.RunFinishedOutcome
+	// Result is RUN_FINISHED's result; nil when absent.
+	Result json.RawMessage
+	// Error is set for an errored or failed run: RUN_ERROR's message and
+	// code, or the transport's error.
+	Error *Error
+	// Interrupts are the interrupt outcome's interrupts, each carrying the
+	// subagent that raised it (Subagent nil: the parent agent).
+	Interrupts []event.Interrupt
+	// StartIndex is the index of the event that opened the run; EndIndex of
+	// the event that ended it, -1 while it has not ended.
+	StartIndex int
+	EndIndex   int
+}
+
+func runOf(r *model.Run) Run {
+	out := Run{
+		ThreadID:    r.ThreadID,
+		RunID:       r.RunID,
+		ParentRunID: cloneStr(r.ParentRunID),
+		Status:      RunStatus(r.Status),
+		Result:      bytes.Clone(r.Result),
+		Error:       errorOf(r.Err),
+		StartIndex:  r.Start,
+		EndIndex:    r.End,
+	}
+	if r.Interrupts != nil {
+		out.Interrupts = cloneInterrupts(r.Interrupts)
+	}
+	if r.Outcome != nil {
+		o := *r.Outcome
+		o.PendingToolCallIDs = slices.Clone(o.PendingToolCallIDs)
+		o.Interrupts = cloneInterrupts(o.Interrupts)
+		out.Outcome = &o
+	}
+	return out
+}
+
+// Error is an error report: RUN_ERROR's or SUBAGENT_ERROR's message and
+// code, or a transport error's text.
+type Error struct {
+	Message string
+	Code    *string
+}
+
+func errorOf(e *model.ErrorInfo) *Error {
+	if e == nil {
+		return nil
+	}
+	return &Error{Message: e.Message, Code: cloneStr(e.Code)}
+}
+
+// DiagKind says whether a diagnostic is a violation or a warning.
+type DiagKind string
+
+// Diagnostic kinds.
+const (
+	// DiagViolation: the event was refused (G1); nothing it carried was folded.
+	DiagViolation DiagKind = "violation"
+	// DiagWarning: the event was folded or skipped, but something about it
+	// (or about the stream) should be fixed.
+	DiagWarning DiagKind = "warning"
+)
+
+// Diagnostic is one violation or warning.
+type Diagnostic struct {
+	// Index is the index of the wire event concerned (for the end of the
+	// stream: the number of events).
+	Index int
+	Kind  DiagKind
+	// Rule is the PROTOCOL.md rule id (R15, V7, A1, G8, E3, …).
+	Rule string
+	// Type is the wire type of the event concerned; "" when unknown.
+	Type event.Type
+	// Message says what, where and why, naming the ids involved.
+	Message string
+}
+
+func cloneStr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	return &c
+}
+
+func cloneInterrupts(in []event.Interrupt) []event.Interrupt {
+	if in == nil {
+		return []event.Interrupt{}
+	}
+	out := make([]event.Interrupt, len(in))
+	for i, x := range in {
+		x.Message = cloneStr(x.Message)
+		x.ToolCallID = cloneStr(x.ToolCallID)
+		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
+		x.ExpiresAt = cloneStr(x.ExpiresAt)
+		x.Metadata = bytes.Clone(x.Metadata)
+		x.Subagent = cloneStr(x.Subagent)
+		out[i] = x
+	}
+	return out
+}
