@@ -1,0 +1,103 @@
+// Package transport is where AG-UI events come from: a live agent over SSE or
+// WebSocket, or a recorded stream (JSON Lines, SSE text, a JSON array). It
+// frames the bytes, enforces size limits, decodes each frame with
+// event.Decode and says how the stream ended. It does not interpret events
+// beyond decoding them: verifying and folding is the reducer's job.
+//
+// # Sources
+//
+//	src := transport.NewSSE("http://localhost:8000/agent", nil)   // or NewWebSocket("ws://…", nil)
+//	for ev, err := range src.Run(ctx, input) { … }
+//
+//	for ev, err := range transport.ReadFile(ctx, "run.jsonl", transport.FormatAuto, nil) { … }
+//
+// SSE and WebSocket implement Runner. Read and ReadFile read recorded streams
+// with the format given or detected. Each source also has a Frames variant
+// (SSE.Frames, WebSocket.Frames, ReadFrames, ReadFileFrames) that yields the
+// raw frames with their index and byte offset, undecoded. ParseSSE and
+// SSEDecoder are the bare WHATWG event-stream parser; WriteSSE, AppendSSE and
+// AppendSSEData its encoder (used by agenttest, and by a backend that re-emits
+// events). DetectFormat and ParseFormat serve a command line's --format.
+//
+// # The iterator contract
+//
+// Every source yields (event.Event, error) pairs, one per frame, in stream
+// order, so the position of a pair is the event's index:
+//
+//   - (ev, nil): the frame decoded.
+//   - (ev, err) with err an *event.DecodeError or *event.UnknownTypeError (ev
+//     as event.Decode returned it, usually nil): that frame did not decode. The
+//     stream goes on; a consumer records the error and continues.
+//   - (nil, err) with err a *Error: a fatal failure (request, HTTP status,
+//     content type, I/O, size limit, framing, cancellation). It is the last
+//     pair; the iteration ends. Error.Index is the index of the frame being
+//     read, Error.Offset the byte offset where known.
+//
+// A stream that ends cleanly after its last run's RUN_FINISHED or RUN_ERROR
+// ends the iteration with no error. A stream that ends cleanly otherwise (the
+// last RUN_STARTED has no terminal event, or no run at all) ends with a
+// KindIncomplete *Error (errors.Is(err, transport.ErrIncomplete)): an
+// incomplete run is never reported as success. A stream that ends inside a
+// frame ends with KindTruncated.
+//
+// Breaking out of the loop early releases everything (the HTTP response, the
+// WebSocket connection, the file). The iterators are single-use with respect
+// to their input: iterating a Run again makes a new request.
+//
+// # SSE
+//
+// A run is one POST of the RunAgentInput as JSON, with Accept:
+// text/event-stream. The answer must be 2xx (else KindStatus, with the status
+// and a bounded excerpt of the body) and text/event-stream (else
+// KindContentType). The body is parsed by the WHATWG rules (LF, CRLF and CR
+// line ends, a leading BOM, comments, multi-line data, event, id, retry);
+// each dispatched event's data is one frame, whatever its event type. The
+// last event id is kept as a cursor (SSE.LastEventID). Unlike the reference
+// TypeScript client, which splits on "\n\n" only, CRLF and CR streams are
+// accepted.
+//
+// # WebSocket framing
+//
+// AG-UI defines no WebSocket framing; agview's is:
+//
+//  1. The client connects (Options.Header goes with the handshake) and sends
+//     the RunAgentInput JSON as its first text message.
+//  2. Each later text message from the server is exactly one event's JSON. A
+//     binary message is a protocol error (the client closes with 1003).
+//  3. After the run's last event the server closes with 1000 (normal
+//     closure). 1000, 1001 and a close frame without a code end the stream
+//     cleanly; any other close code is a KindClosed error carrying it, and a
+//     connection lost without a close frame is a KindIO error.
+//  4. Messages larger than Options.MaxEventBytes are refused: the client
+//     closes with 1009 and the stream ends with KindLimit.
+//  5. The client pings every Options.PingInterval and ends the stream with
+//     KindIO when nothing (message or pong) arrives for PingInterval +
+//     PongTimeout. Servers answer pings, as gorilla/websocket does by default.
+//  6. A client that stops early closes with 1000; one whose context is
+//     canceled closes with 1001.
+//
+// # Recorded streams
+//
+// FormatJSONL is one event per line (blank lines skipped, CRLF accepted, the
+// last line may lack its LF); FormatSSE the text/event-stream format;
+// FormatJSONArray a JSON array of events, streamed element by element so that
+// memory stays bounded by the largest event. FormatAuto detects the format
+// from the first significant byte.
+//
+// # Limits
+//
+// Options.MaxEventBytes (default 8 MiB) bounds one event in every format: a
+// peer that sends a gigabyte without a line break is stopped at the limit
+// with a KindLimit error, having used memory proportional to the limit.
+//
+// # Concurrency
+//
+// SSE and WebSocket values are safe for concurrent use: each Run is an
+// independent request with its own state. An iterator must be consumed by
+// one goroutine: that goroutine is the only one that reads the connection,
+// file or reader. A WebSocket run adds one goroutine that sends pings; it is
+// stopped and waited for before the iteration returns, as is the function
+// that closes the connection when the context is canceled. The events
+// yielded own their data and may be passed to other goroutines. An
+// SSEDecoder is not safe for concurrent use.
+package transport

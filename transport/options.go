@@ -1,0 +1,77 @@
+package transport
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Defaults applied to zero fields of Options.
+const (
+	// DefaultMaxEventBytes is the default limit on one event: 8 MiB.
+	DefaultMaxEventBytes = 8 << 20
+	// DefaultPingInterval is how often a WebSocket source pings its peer.
+	DefaultPingInterval = 30 * time.Second
+	// DefaultPongTimeout is how long a WebSocket source waits, after a
+	// ping is due, for any sign of life before it gives up.
+	DefaultPongTimeout = 10 * time.Second
+)
+
+// Options configure a source. A nil *Options means all defaults. Sources copy
+// the struct (and clone Header) when they are created, so the caller may reuse
+// or change it afterwards.
+type Options struct {
+	// MaxEventBytes bounds one event: an SSE event's data plus the line
+	// being read, a JSONL line, a JSON-array element, a WebSocket message.
+	// Exceeding it ends the stream with a KindLimit error; memory stays
+	// bounded by it. 0 means DefaultMaxEventBytes.
+	MaxEventBytes int
+
+	// HTTPClient sends the SSE request. nil means http.DefaultClient. Its
+	// Timeout, if any, bounds the whole stream; prefer a context deadline.
+	HTTPClient *http.Client
+
+	// Header holds extra request headers, sent with the SSE POST and the
+	// WebSocket handshake (e.g. Authorization). Content-Type and Accept of
+	// the SSE request are always set by the source.
+	Header http.Header
+
+	// Dialer opens WebSocket connections. nil means websocket.DefaultDialer.
+	Dialer *websocket.Dialer
+
+	// PingInterval is how often a WebSocket source sends a ping. 0 means
+	// DefaultPingInterval; a negative value disables pings and the read
+	// deadline that goes with them.
+	PingInterval time.Duration
+
+	// PongTimeout is how long, beyond PingInterval, a WebSocket source waits
+	// for a message or a pong before it ends the stream with a KindIO error.
+	// 0 means DefaultPongTimeout.
+	PongTimeout time.Duration
+}
+
+// resolve returns a copy of o with defaults filled in.
+func (o *Options) resolve() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxEventBytes <= 0 {
+		r.MaxEventBytes = DefaultMaxEventBytes
+	}
+	if r.HTTPClient == nil {
+		r.HTTPClient = http.DefaultClient
+	}
+	r.Header = r.Header.Clone()
+	if r.Dialer == nil {
+		r.Dialer = websocket.DefaultDialer
+	}
+	if r.PingInterval == 0 {
+		r.PingInterval = DefaultPingInterval
+	}
+	if r.PongTimeout <= 0 {
+		r.PongTimeout = DefaultPongTimeout
+	}
+	return r
+}
