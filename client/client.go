@@ -1,0 +1,257 @@
+// Package client runs AG-UI agents: it sends a RunAgentInput over a
+// transport (SSE by default, or WebSocket), folds the events it streams back
+// into a store the caller can watch, and returns the final view. It also
+// builds the next run's input from a view (NextInput), so a conversation
+// carries its history, state and interrupt answers from run to run.
+//
+//	c := client.New("http://localhost:8000/agent")
+//	v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t1", Messages: history})
+//
+// A Client keeps one store across its runs: the view holds every run of the
+// conversation, and NextInput(c.Store().View(), …) continues it.
+//
+// How a run ends:
+//   - The stream completes (RUN_FINISHED or RUN_ERROR ends its last run): Run
+//     returns the view and nil. A RUN_ERROR is in the view (the run's status
+//     is errored, open invocations abandoned), not in the error.
+//   - The context is cancelled: the request is closed, the run is marked
+//     cancelled (never finished) and Run returns the context's error.
+//   - The transport breaks or is cut (including a stream that ends before its
+//     run finished): the run is marked failed, every open invocation
+//     abandoned (PROTOCOL.md G11), everything folded so far kept, and Run
+//     returns the *transport.Error.
+//   - With WithStopOnViolation, the first rejected event ends the run as
+//     failed and Run returns its *reducer.Violation; by default a rejected
+//     event is recorded in the view's diagnostics and the run goes on (G1).
+//
+// # Concurrency
+//
+// A Client may run one run at a time: Run calls on one Client are serialised.
+// Its store may be read and subscribed to from any goroutine at any time
+// (see package store). NextInput is a pure function of a view.
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/store"
+	"github.com/agview/agview/transport"
+	"github.com/agview/agview/view"
+)
+
+// Client runs an agent at one URL. Create it with New.
+type Client struct {
+	url    string
+	runner transport.Runner
+	store  *store.Store
+	stop   bool
+
+	mu sync.Mutex // serialises Run
+}
+
+// Option configures a Client.
+type Option func(*config)
+
+type config struct {
+	websocket bool
+	topts     transport.Options
+	store     *store.Store
+	stop      bool
+	runner    transport.Runner
+}
+
+// WithWebSocket makes the client speak WebSocket (package transport
+// documents agview's framing) instead of SSE. The URL then has the ws:// or
+// wss:// scheme.
+func WithWebSocket() Option { return func(c *config) { c.websocket = true } }
+
+// WithHTTPClient sets the *http.Client that sends SSE requests.
+func WithHTTPClient(h *http.Client) Option { return func(c *config) { c.topts.HTTPClient = h } }
+
+// WithHeader adds a request header (sent with the SSE POST and the WebSocket
+// handshake), e.g. WithHeader("Authorization", "Bearer …").
+func WithHeader(key, value string) Option {
+	return func(c *config) {
+		if c.topts.Header == nil {
+			c.topts.Header = http.Header{}
+		}
+		c.topts.Header.Add(key, value)
+	}
+}
+
+// WithTransportOptions sets the transport's options (limits, keepalive, …).
+// Header and HTTPClient set by other options are kept when opts leaves them
+// empty. opts is copied.
+func WithTransportOptions(opts *transport.Options) Option {
+	return func(c *config) {
+		if opts == nil {
+			return
+		}
+		h, hc := c.topts.Header, c.topts.HTTPClient
+		c.topts = *opts
+		if c.topts.Header == nil {
+			c.topts.Header = h
+		}
+		if c.topts.HTTPClient == nil {
+			c.topts.HTTPClient = hc
+		}
+	}
+}
+
+// WithStore makes the client fold into s instead of a store of its own, e.g.
+// one whose initial view was folded from a recording.
+func WithStore(s *store.Store) Option { return func(c *config) { c.store = s } }
+
+// WithStopOnViolation makes a run stop at the first rejected event: the run
+// is marked failed and Run returns the *reducer.Violation.
+func WithStopOnViolation() Option { return func(c *config) { c.stop = true } }
+
+// WithRunner makes the client use r to reach the agent instead of the SSE or
+// WebSocket transport for its URL: for example a transport configured by
+// hand, or a recorded stream in tests.
+func WithRunner(r transport.Runner) Option { return func(c *config) { c.runner = r } }
+
+// New returns a client for the agent at url.
+func New(url string, opts ...Option) *Client {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	c := &Client{url: url, store: cfg.store, stop: cfg.stop, runner: cfg.runner}
+	if c.store == nil {
+		c.store = store.New(nil)
+	}
+	if c.runner == nil {
+		if cfg.websocket {
+			c.runner = transport.NewWebSocket(url, &cfg.topts)
+		} else {
+			c.runner = transport.NewSSE(url, &cfg.topts)
+		}
+	}
+	return c
+}
+
+// URL returns the agent's URL.
+func (c *Client) URL() string { return c.url }
+
+// Store returns the store the client folds into. Subscribe to it to watch
+// runs live.
+func (c *Client) Store() *store.Store { return c.store }
+
+// Close closes the client's store (stopping its subscribers). It does not
+// affect a store given with WithStore.
+func (c *Client) Close() { c.store.Close() }
+
+// Run starts a run with input and folds its events into the store until the
+// stream ends, then returns the final view. input may leave RunID empty (a
+// random UUID is used) and ThreadID empty (the thread of the view's last run,
+// else a random UUID); input is not modified. See the package documentation
+// for how a run ends and what Run returns.
+func (c *Client) Run(ctx context.Context, input *event.RunAgentInput) (*view.View, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	in := c.prepare(input)
+	var runErr error
+	for e, err := range c.runner.Run(ctx, in) {
+		if err != nil {
+			var te *transport.Error
+			if errors.As(err, &te) {
+				// A fatal transport error is the last value the source yields.
+				runErr = err
+				break
+			}
+			// A frame that did not decode (or an unknown type): recorded, and
+			// the stream goes on.
+			if rerr := c.store.Refuse(err); rerr != nil {
+				return c.store.View(), rerr
+			}
+			if c.stop && c.refused() {
+				runErr = lastViolation(c.store.View(), err)
+				break
+			}
+			continue
+		}
+		if derr := c.store.Dispatch(e); derr != nil {
+			var viol *reducer.Violation
+			if !errors.As(derr, &viol) {
+				// Closed store or a reducer panic: nothing more can be folded.
+				return c.store.View(), derr
+			}
+			if c.stop {
+				runErr = derr
+				break
+			}
+		}
+	}
+	if runErr == nil {
+		if err := ctx.Err(); err != nil {
+			runErr = err
+		}
+	}
+	if err := c.store.End(runErr); err != nil {
+		return c.store.View(), err
+	}
+	return c.store.View(), runErr
+}
+
+// refused reports whether the last event folded into the store was refused
+// as a violation (not skipped with a warning).
+func (c *Client) refused() bool {
+	v := c.store.View()
+	ds := v.Diagnostics()
+	return len(ds) > 0 && ds[len(ds)-1].Kind == view.DiagViolation && ds[len(ds)-1].Index == v.EventCount()-1
+}
+
+// lastViolation returns the violation the store recorded last as a
+// *reducer.Violation wrapping cause.
+func lastViolation(v *view.View, cause error) error {
+	ds := v.Diagnostics()
+	d := ds[len(ds)-1]
+	return fmt.Errorf("%w: %w", &reducer.Violation{Rule: d.Rule, Index: d.Index, Type: d.Type, Message: d.Message}, cause)
+}
+
+// prepare returns a copy of input with the ids filled in and nil lists made
+// empty, as the reference client sends them.
+func (c *Client) prepare(input *event.RunAgentInput) *event.RunAgentInput {
+	var in event.RunAgentInput
+	if input != nil {
+		in = *input
+	}
+	if in.ThreadID == "" {
+		if r, ok := c.store.View().LastRun(); ok && r.ThreadID != "" {
+			in.ThreadID = r.ThreadID
+		} else {
+			in.ThreadID = NewID()
+		}
+	}
+	if in.RunID == "" {
+		in.RunID = NewID()
+	}
+	if in.Messages == nil {
+		in.Messages = []event.Message{}
+	}
+	if in.Tools == nil {
+		in.Tools = []event.Tool{}
+	}
+	if in.Context == nil {
+		in.Context = []event.Context{}
+	}
+	return &in
+}
+
+// NewID returns a random UUID (version 4), as the reference client mints run
+// and thread ids.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
