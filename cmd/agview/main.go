@@ -1,0 +1,130 @@
+// Command agview verifies, replays and watches AG-UI event streams.
+//
+// Usage:
+//
+//	agview verify [--json] [--format F] FILE|-
+//	agview replay [--json] [--format F] FILE|-
+//	agview watch  [--ws] [--input FILE] [--header K:V]... [--json] URL
+//	agview demo   [--json]
+//
+// Input files are JSONL (one event per line), SSE text, or a JSON array of
+// events; the format is detected unless --format names it. "-" reads
+// standard input.
+//
+// Exit status: 0 when every event was accepted (watch: the run finished),
+// 1 when any event was rejected (watch: the run failed, was cut or was
+// cancelled), 2 on unusable input or arguments.
+//
+// The output formats are a stable contract that scripts and CI depend on;
+// they are documented in the repository's README and in package view (the
+// JSON form of a view).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitRejected = 1
+	exitUsage    = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// env is what a command reads and writes: everything a test replaces.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// isTerminal reports whether stdout is a terminal (watch and demo show
+	// the TUI only then).
+	isTerminal bool
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"verify", "check every event of a recorded stream against the protocol rules", runVerify},
+		{"replay", "fold a recorded stream and print the final view", runReplay},
+		{"watch", "run an agent and show the live view", runWatch},
+		{"demo", "watch the embedded demo agent (no network, no set-up)", runDemo},
+	}
+}
+
+const usageHead = `agview verifies, replays and watches AG-UI event streams.
+
+Usage:
+  agview <command> [flags] [args]
+
+Commands:
+`
+
+const usageTail = `
+Run "agview <command> --help" for a command's flags and examples.
+
+Exit status: 0 all events accepted, 1 an event was rejected (watch: the run
+failed, was cut or was cancelled), 2 unusable input or arguments.
+`
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, usageHead)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, usageTail)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout)}
+	return e.dispatch(ctx, args)
+}
+
+func (e *env) dispatch(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		usage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "agview: unknown command %q\n\n", args[0])
+	usage(e.stderr)
+	return exitUsage
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (e *env) errorf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, format+"\n", args...)
+}

@@ -1,0 +1,81 @@
+// Package tui is agview's terminal user interface: a live view of an AG-UI
+// agent's run, with one pane per invocation, nested as the subagent tree
+// nests, drawn from a store's latest view.
+//
+//	c := client.New(url)
+//	go c.Run(ctx, input)
+//	err := tui.Run(ctx, c.Store(), &tui.Options{Title: url})
+//
+// # What it shows
+//
+// A header with the title, the run's status (a spinner while it runs, then
+// finished, interrupted, errored, failed, cancelled or incomplete), the
+// number of events, the subagents counted by status and the number of
+// violations and warnings.
+//
+// Below it, a pane per invocation: the parent agent first, then each
+// subagent under the invocation that spawned it, indented one step per
+// level. A pane's title carries its name, id and status: a spinner while it
+// runs, then a badge, finished (✓), suspended (‖), errored (✗), abandoned
+// (⊘) or unannounced (?). A collapsed pane shows what the invocation is (its
+// description) and the latest thing it did: the tail of the message it is
+// streaming, so text moves as it arrives, or its latest tool call with its
+// arguments and result, or its error. An expanded pane shows all of it in
+// order: steps, messages, reasoning, tool calls with their arguments,
+// results and the subagents they spawned, activity, the error or the
+// interrupts a suspended invocation waits for.
+//
+// The s key shows the run-scoped state as a JSON tree whose objects and
+// arrays fold and unfold; the d key lists the diagnostics.
+//
+// # Keys
+//
+//	↑ ↓ j k, tab shift+tab   previous / next pane (tab wraps around)
+//	← → h l                  parent pane / first child pane
+//	home end g G             first / last pane
+//	pgup pgdown              a page up / down
+//	enter, space             expand or collapse the selected pane
+//	a                        expand all panes (collapse all when all are)
+//	s                        the state (s again, or esc, to come back)
+//	d                        the diagnostics (d again, or esc, to come back)
+//	q, ctrl+c                quit
+//
+// In the state view the arrows move between the tree's values, enter and
+// space fold or unfold an object or array, → unfolds and ← folds (or moves
+// to the parent).
+//
+// # Frames
+//
+// The screen is drawn from the store's latest view at a capped frame rate
+// (Options.FPS, DefaultFPS by default), never once per event: however many
+// subagents stream at once, the model takes one view per frame. Panes are
+// cached by invocation (a view shares an *view.Invocation with the next
+// while it is unchanged), so a frame re-renders only the panes whose
+// invocation changed. The screen is laid out to the terminal's width: long
+// lines are cut with "…", text is wrapped, and when the panes are taller
+// than the screen the body scrolls to keep the selected pane in sight.
+//
+// Text from the wire is never written to the terminal as it came: escape
+// sequences and control characters are removed first.
+//
+// # Without a terminal
+//
+// Lines writes plain progress lines instead (a run started or ended, an
+// invocation started or changed status, a tool call answered, each
+// violation and warning): for logs, pipes and CI.
+//
+// # Embedding
+//
+// New returns the bubbletea model (bubbletea v2) for a program of one's own.
+// Send it Frame messages to drive it without a store, as its tests do.
+//
+// # Concurrency
+//
+// Run and Lines may be called from any goroutine, any number of times, on
+// the same store. A Model belongs to the goroutine that runs its bubbletea
+// program: its methods must not be called concurrently. Its frame loop runs
+// as a bubbletea command on another goroutine and touches only the store,
+// which is safe for concurrent use, and views, which are immutable. Lines'
+// subscriber runs on the store's subscriber goroutine and serialises its
+// writes to w with a mutex; stop waits for a write under way.
+package tui

@@ -1,0 +1,457 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/view"
+)
+
+// rootKey is the pane key of the parent agent; a subagent's pane key is the
+// position of its invocation in view.Invocations (first-seen order), which
+// never changes from one view of a stream to the next.
+const rootKey = -1
+
+// pane is one invocation's place in the layout.
+type pane struct {
+	key    int
+	parent int // the parent pane's key; rootKey's parent is rootKey
+	depth  int
+	inv    *view.Invocation
+}
+
+// panes lists the invocations of v depth first, as the tree nests: the
+// parent agent, then each invocation followed by the ones it spawned, in
+// start order. Invocations the tree does not reach (an id reused in a later
+// run leaves the earlier invocation without a parent pointing at it) follow
+// at the first level, in first-seen order.
+func panes(v *view.View) []pane {
+	keys := make(map[*view.Invocation]int, v.InvocationCount())
+	i := 0
+	for inv := range v.Invocations() {
+		keys[inv] = i
+		i++
+	}
+	out := make([]pane, 0, len(keys)+1)
+	seen := make([]bool, len(keys))
+	var walk func(inv *view.Invocation, key, parent, depth int)
+	walk = func(inv *view.Invocation, key, parent, depth int) {
+		out = append(out, pane{key: key, parent: parent, depth: depth, inv: inv})
+		if key >= 0 {
+			seen[key] = true
+		}
+		for _, id := range inv.Children() {
+			c := v.Invocation(id)
+			k, ok := keys[c]
+			if !ok || seen[k] {
+				continue
+			}
+			walk(c, k, key, depth+1)
+		}
+	}
+	walk(v.Root(), rootKey, rootKey, 0)
+	i = 0
+	for inv := range v.Invocations() {
+		if !seen[i] {
+			walk(inv, i, rootKey, 1)
+		}
+		i++
+	}
+	return out
+}
+
+// paneLook is everything a pane's rendering depends on besides its
+// invocation: panes are re-rendered only when one of these or the
+// invocation changes.
+type paneLook struct {
+	width    int
+	expanded bool
+	selected bool
+	spin     string // the spinner frame, "" when nothing in the pane runs
+}
+
+// Limits of what an expanded pane shows of one item.
+const (
+	maxTextLines   = 8 // a message: its last lines
+	maxArgLines    = 3 // a tool call's arguments
+	maxResultLines = 3 // a tool call's result
+)
+
+// renderPane draws inv's pane in w cells: a box whose title line carries
+// the expand marker, status icon, name, id and status word, and whose body
+// shows the invocation's latest activity (collapsed) or its steps, messages,
+// reasoning, tool calls with arguments and results, activity and outcome
+// (expanded). name resolves invocation ids to names for spawned subagents.
+func renderPane(inv *view.Invocation, look paneLook, t time.Time, name func(id string) string) []string {
+	w := look.width
+	inner := max(w-4, 2)
+	b := invBadge(inv.Status(), t)
+
+	marker := "▸ "
+	if look.expanded {
+		marker = "▾ "
+	}
+	label := inv.Name()
+	if inv.IsRoot() {
+		label = "parent agent"
+	}
+	title := []styled{
+		plain(marker),
+		with(b.style, b.icon+" "),
+		with(stBold, oneLine(label)),
+	}
+	if !inv.IsRoot() && inv.Name() != inv.ID() {
+		title = append(title, with(stFaint, " "+oneLine(inv.ID())))
+	}
+	right := []styled{with(b.style, b.word)}
+
+	var body [][]styled
+	if look.expanded {
+		body = expandedBody(inv, inner, t, name)
+	} else {
+		body = collapsedBody(inv, inner, t)
+	}
+	border := stBorder
+	edges := roundEdges
+	if look.selected {
+		border = stSelected
+		edges = heavyEdges
+	}
+	return box(w, edges, border, title, right, body)
+}
+
+// edges are the characters of a box.
+type edges struct{ tl, tr, bl, br, h, v string }
+
+var (
+	roundEdges = edges{"╭", "╮", "╰", "╯", "─", "│"}
+	heavyEdges = edges{"┏", "┓", "┗", "┛", "━", "┃"}
+)
+
+// box draws a w-cell-wide box with title on the left of its top edge and
+// right on the right, around body lines (each cut to the inner width).
+func box(w int, e edges, border style, title, right []styled, body [][]styled) []string {
+	if w < 8 {
+		w = 8
+	}
+	inner := w - 4
+	out := make([]string, 0, len(body)+2)
+
+	// ╭─ title ───── right ─╮: the title gives way to the right part, the
+	// right part disappears when it would take more than half the line.
+	rw := runsWidth(right)
+	if rw > (w-9)/2 {
+		right, rw = nil, 0
+	}
+	extra := 6 // "╭─ ", the space after the title, "─╮"
+	if rw > 0 {
+		extra += 2 + rw // a space either side of the right part
+	}
+	tl := strings.TrimRight(line(w-extra-1, title...), " ")
+	fill := w - extra - ansi.StringWidthWc(tl)
+	top := border.render(e.tl+e.h) + " " + tl + " " + border.render(strings.Repeat(e.h, max(fill, 0)))
+	if rw > 0 {
+		top += " " + line(rw, right...) + " "
+	}
+	top += border.render(e.h + e.tr)
+	out = append(out, top)
+
+	side := border.render(e.v)
+	for _, runs := range body {
+		out = append(out, side+" "+line(inner, runs...)+" "+side)
+	}
+	out = append(out, border.render(e.bl+strings.Repeat(e.h, w-2)+e.br))
+	return out
+}
+
+// collapsedBody is two lines: what the invocation is (its description, or
+// counts for one without) and the latest thing it did.
+func collapsedBody(inv *view.Invocation, w int, t time.Time) [][]styled {
+	first := oneLine(inv.Description())
+	if first == "" {
+		first = counts(inv)
+	}
+	if first == "" {
+		return [][]styled{latest(inv, w, t)}
+	}
+	return [][]styled{{with(stFaint, first)}, latest(inv, w, t)}
+}
+
+// counts summarises an invocation's contents, "" when it has none.
+func counts(inv *view.Invocation) string {
+	var msgs, calls int
+	for m := range inv.Messages() {
+		if m.Role != event.RoleTool {
+			msgs++
+		}
+		calls += len(m.ToolCalls)
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{msgs, "message"}, {calls, "tool call"}, {len(inv.Steps()), "step"}, {len(inv.Children()), "subagent"}} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.what))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// latest is one line: an errored invocation's error, else the last thing in
+// its timeline: the end of a message still streaming (so the text moves as
+// it arrives), the start of a finished one, or a tool call and its result.
+func latest(inv *view.Invocation, w int, t time.Time) []styled {
+	if e := inv.Error(); e != nil {
+		return []styled{with(stError, "✗ "+errorText(e))}
+	}
+	open := openSet(inv)
+	var last *event.Message
+	for m := range inv.Messages() {
+		switch m.Role {
+		case event.RoleTool:
+			continue // shown with its call
+		case event.RoleAssistant:
+			if len(m.ToolCalls) == 0 && contentText(m.Content) == "" && !open[m.ID] {
+				continue
+			}
+		}
+		last = &m
+	}
+	if last == nil {
+		if inv.Status() == view.Running {
+			return []styled{with(stFaint, "waiting for the first message…")}
+		}
+		return []styled{with(stFaint, "no messages")}
+	}
+	if last.Role == event.RoleAssistant && len(last.ToolCalls) > 0 {
+		calls := inv.ToolCalls()
+		id := last.ToolCalls[len(last.ToolCalls)-1].ID
+		for _, c := range calls {
+			if c.ID == id {
+				return toolSummary(c, t)
+			}
+		}
+	}
+	prefix, st := rolePrefix(last)
+	text := oneLine(messageText(last))
+	room := w - width(prefix)
+	if open[last.ID] {
+		text = tail(text+"▍", room)
+	} else {
+		text = truncate(text, room)
+	}
+	return []styled{with(stFaint, prefix), with(st, text)}
+}
+
+// toolSummary is one line for a tool call: name, arguments, and its result
+// or what it waits for.
+func toolSummary(c view.ToolCall, t time.Time) []styled {
+	runs := []styled{with(stTool, "⚙ "+oneLine(c.Name))}
+	if args := compactJSON([]byte(c.Arguments)); args != "" {
+		runs = append(runs, with(stFaint, " "+args))
+	}
+	switch {
+	case c.ResultMessageID != "":
+		runs = append(runs, with(stResult, " → "+oneLine(contentText(c.Result))))
+	case c.Status == view.EntityOpen:
+		runs = append(runs, with(stFaint, " "+spinner(t)))
+	case c.Status == view.EntityAbandoned:
+		runs = append(runs, with(stError, " ⊘ abandoned"))
+	default:
+		runs = append(runs, with(stFaint, " … awaiting result"))
+	}
+	return runs
+}
+
+// rolePrefix is how a message's role shows before its text, and the text's
+// style.
+func rolePrefix(m *event.Message) (string, style) {
+	switch m.Role {
+	case event.RoleAssistant:
+		return "› ", stNone
+	case event.RoleReasoning:
+		return "thinking › ", stThinking
+	case event.RoleActivity:
+		at := "activity"
+		if m.ActivityType != nil {
+			at = oneLine(*m.ActivityType)
+		}
+		return "◆ " + at + " ", stActivity
+	case event.RoleTool:
+		return "↳ ", stResult
+	}
+	return oneLine(string(m.Role)) + " › ", stFaint
+}
+
+// messageText is the text a message shows.
+func messageText(m *event.Message) string {
+	if m.Role == event.RoleActivity {
+		return compactJSON(m.Content)
+	}
+	s := contentText(m.Content)
+	if m.Error != nil {
+		s = strings.TrimSpace(s + "\nerror: " + clean(*m.Error))
+	}
+	return s
+}
+
+func openSet(inv *view.Invocation) map[string]bool {
+	ids := inv.OpenMessageIDs()
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
+}
+
+func errorText(e *view.Error) string {
+	s := oneLine(e.Message)
+	if e.Code != nil {
+		s += " (" + oneLine(*e.Code) + ")"
+	}
+	return s
+}
+
+// expandedBody shows everything about the invocation, in order.
+func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) string) [][]styled {
+	var body [][]styled
+	add := func(runs ...styled) { body = append(body, runs) }
+	// block adds text wrapped under a prefix (later lines hang under the
+	// text), at most limit lines of it: the last ones while it streams, the
+	// first ones once it is complete.
+	block := func(prefix string, pst style, text string, st style, limit int, streaming bool) {
+		if streaming {
+			text += "▍"
+		}
+		if pw := width(prefix); pw > w/3 && pw < w {
+			// A long prefix (a tool's name) leaves too little room to hang
+			// the text under it: the text starts on the next line.
+			add(with(pst, prefix))
+			prefix = "  "
+		}
+		pw := width(prefix)
+		lines := wrap(text, max(w-pw, 1))
+		more := ""
+		if len(lines) > limit {
+			n := len(lines) - limit + 1
+			if streaming {
+				lines = lines[n:]
+				add(with(stFaint, spaces(pw)+"⋯ "+plural(n, "earlier line")))
+			} else {
+				lines = lines[:limit-1]
+				more = "⋯ " + plural(n, "more line")
+			}
+		}
+		for i, l := range lines {
+			p := prefix
+			if i > 0 {
+				p = spaces(pw)
+			}
+			add(with(pst, p), with(st, l))
+		}
+		if more != "" {
+			add(with(stFaint, spaces(pw)+more))
+		}
+	}
+
+	if d := inv.Description(); d != "" {
+		block("", stFaint, clean(d), stFaint, maxTextLines, false)
+	}
+	if steps := inv.Steps(); len(steps) > 0 {
+		runs := []styled{with(stFaint, "steps ")}
+		for i, s := range steps {
+			if i > 0 {
+				runs = append(runs, with(stFaint, " · "))
+			}
+			icon := entityIcon(s.Status, t)
+			st := stOK
+			switch s.Status {
+			case view.EntityOpen:
+				st = stRunning
+			case view.EntityAbandoned:
+				st = stError
+			}
+			runs = append(runs, with(st, icon+" "), plain(oneLine(s.Name)))
+		}
+		// Steps wrap as one text; the icons' colours go with it only when
+		// the line fits, which it usually does.
+		if runsWidth(runs) <= w {
+			add(runs...)
+		} else {
+			var parts []string
+			for _, s := range steps {
+				parts = append(parts, entityIcon(s.Status, t)+" "+oneLine(s.Name))
+			}
+			block("steps ", stFaint, strings.Join(parts, " · "), stNone, maxTextLines, false)
+		}
+	}
+
+	calls := map[string][]view.ToolCall{}
+	answered := map[string]bool{}
+	for _, c := range inv.ToolCalls() {
+		calls[c.MessageID] = append(calls[c.MessageID], c)
+		answered[c.ID] = true
+	}
+	open := openSet(inv)
+	for m := range inv.Messages() {
+		if m.Role == event.RoleTool && m.ToolCallID != nil && answered[*m.ToolCallID] {
+			continue // shown under its call
+		}
+		text := messageText(&m)
+		if text != "" || open[m.ID] {
+			prefix, st := rolePrefix(&m)
+			block(prefix, stFaint, text, st, maxTextLines, open[m.ID])
+		}
+		for _, c := range calls[m.ID] {
+			args := compactJSON([]byte(c.Arguments))
+			block("⚙ "+oneLine(c.Name)+" ", stTool, args, stFaint, maxArgLines, c.Status == view.EntityOpen)
+			switch {
+			case c.ResultMessageID != "":
+				block("  ↳ ", stResult, contentText(c.Result), stResult, maxResultLines, false)
+			case c.Status == view.EntityAbandoned:
+				add(with(stError, "  ⊘ abandoned"))
+			case c.Status == view.EntityClosed:
+				add(with(stFaint, "  … awaiting result"))
+			}
+			for _, id := range c.Subagents {
+				add(with(stFaint, "  → spawned "), plain(oneLine(name(id))+" "), with(stFaint, oneLine(id)))
+			}
+		}
+	}
+	if e := inv.Error(); e != nil {
+		block("✗ ", stError, errorText(e), stError, maxTextLines, false)
+	}
+	if o := inv.Outcome(); o != nil && inv.Status() == view.Suspended {
+		s := "awaiting outside input"
+		if len(o.InterruptIDs) > 0 {
+			s += ": " + oneLine(strings.Join(o.InterruptIDs, ", "))
+		}
+		block("‖ ", stActivity, s, stActivity, maxTextLines, false)
+	}
+	if r := inv.Result(); len(r) > 0 && string(r) != "null" {
+		block("result ", stFaint, contentText(r), stResult, maxResultLines, false)
+	}
+	if len(body) == 0 {
+		if inv.Status() == view.Running {
+			add(with(stFaint, "waiting for the first message…"))
+		} else {
+			add(with(stFaint, "no messages"))
+		}
+	}
+	return body
+}
