@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/view"
+)
+
+// screenshotPath is the screenshot the README shows; -update rewrites it.
+var screenshotPath = filepath.Join("testdata", "bff.png")
+
+// chromium returns the path of a Chromium binary. Without one the test is
+// skipped, unless AGVIEW_REQUIRE_BROWSER=1 (CI), which makes it a failure.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("AGVIEW_REQUIRE_BROWSER") == "1" {
+		t.Fatal("AGVIEW_REQUIRE_BROWSER=1 but no chromium binary is on PATH (apt-get install chromium)")
+	}
+	t.Skip("no chromium binary on PATH: install Debian's chromium package to run the browser test (AGVIEW_REQUIRE_BROWSER=1 makes this a failure)")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile and returns a
+// context for one tab. Cleanup closes the tab, then the browser, and waits
+// for its process to exit.
+func browser(t *testing.T, ctx context.Context) context.Context {
+	t.Helper()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+	)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc() // waits for the browser process to exit
+	})
+	return tabCtx
+}
+
+// pageSample is what the test reads from the page while the run goes on.
+type pageSample struct {
+	Active  string `json:"active"`  // body[data-active]
+	Status  string `json:"status"`  // body[data-status]: the last agent run's status
+	SubText int    `json:"subText"` // characters of text shown in subagent panes
+	Open    int    `json:"open"`    // items still streaming
+}
+
+const sampleJS = `(() => {
+	let subText = 0;
+	for (const t of document.querySelectorAll('.pane[data-root="false"] .msg .text')) subText += t.textContent.length;
+	return {
+		active: document.body.dataset.active,
+		status: document.body.dataset.status,
+		subText,
+		open: document.querySelectorAll('.pane .open').length,
+	};
+})()`
+
+// domPane is one pane as the page shows it.
+type domPane struct {
+	Key     string `json:"key"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Badge   string `json:"badge"`
+	Status  string `json:"status"`
+	Parent  string `json:"parent"`  // key of the enclosing pane, "" for none
+	Visible bool   `json:"visible"` // laid out with a non-zero size
+}
+
+const panesJS = `[...document.querySelectorAll('.pane')].map(p => {
+	const parent = p.parentElement.closest('.pane');
+	const r = p.getBoundingClientRect();
+	return {
+		key: p.dataset.key,
+		id: p.dataset.id || '',
+		name: p.querySelector(':scope > .pane-head .pane-name').textContent,
+		badge: p.querySelector(':scope > .pane-head .badge').textContent,
+		status: p.dataset.status,
+		parent: parent ? parent.dataset.key : '',
+		visible: r.width > 0 && r.height > 0,
+	};
+})`
+
+// TestBrowser opens the page in headless Chromium against the demo swarm,
+// paced so the run takes a few seconds, and checks that streamed text shows
+// while the run is going, and that at the end there is a pane for every
+// subagent, nested as the tree nests, with its name and final status.
+func TestBrowser(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	e := newEnv(t, nil, &agenttest.Options{Delay: 4 * time.Millisecond}, &Options{FlushInterval: 25 * time.Millisecond})
+	info := e.start(t, `{"message":"Can our city electrify its buses?"}`)
+
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(e.ts.URL+info.Page)))
+	require.NoError(t, chromedp.Do(tab, chromedp.WaitVisible(`.pane[data-root="true"]`)), "the parent agent's pane appears")
+
+	// Sample the page until the run is over. Streamed text must show in a
+	// subagent's pane while the run is still going, and grow.
+	var streaming []pageSample
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s, err := chromedp.Run(tab, chromedp.Evaluate[pageSample](sampleJS))
+		require.NoError(t, err)
+		if s.Active == "true" && s.SubText > 0 {
+			streaming = append(streaming, s)
+		}
+		if s.Active == "false" && s.Status != "" && s.Status != string(view.RunRunning) {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("the page never showed the end of the run: last sample %+v", s)
+		}
+	}
+	require.NotEmpty(t, streaming, "subagent text shown while the run was still going")
+	first, last := streaming[0], streaming[len(streaming)-1]
+	assert.Greater(t, last.SubText, first.SubText, "subagent text grew while the run was going: %d samples", len(streaming))
+	opened := false
+	for _, s := range streaming {
+		opened = opened || s.Open > 0
+	}
+	assert.True(t, opened, "some item was shown streaming (open) during the run")
+
+	final, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	require.Positive(t, final.InvocationCount())
+	panes, err := chromedp.Run(tab, chromedp.Evaluate[[]domPane](panesJS))
+	require.NoError(t, err)
+	byKey := map[string]domPane{}
+	for _, p := range panes {
+		byKey[p.Key] = p
+	}
+	assert.Len(t, panes, final.InvocationCount()+1, "one pane per subagent, and the parent agent's")
+	root, ok := byKey[RootKey]
+	require.True(t, ok, "the parent agent's pane")
+	assert.Equal(t, "", root.Parent)
+	for inv := range final.Invocations() {
+		p, ok := byKey[PaneKey(inv)]
+		if !assert.True(t, ok, "a pane for subagent %s", inv.ID()) {
+			continue
+		}
+		assert.True(t, p.Visible, "pane %s is visible", inv.ID())
+		assert.Equal(t, inv.ID(), p.ID)
+		assert.Equal(t, inv.Name(), p.Name, "pane %s shows the subagent's name", inv.ID())
+		assert.Equal(t, string(inv.Status()), p.Badge, "pane %s's badge shows the final status", inv.ID())
+		assert.Equal(t, string(inv.Status()), p.Status)
+		wantParent := RootKey
+		if ps, ok := inv.ParentSubagentRunID(); ok {
+			wantParent = subKey(ps)
+		}
+		assert.Equal(t, wantParent, p.Parent, "pane %s is nested in its parent's", inv.ID())
+	}
+
+	shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	checkScreenshot(t, shot)
+
+	// The home page lists the run, and its form starts another one and
+	// opens its page.
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible(`#run-list a`)))
+	listed, err := chromedp.Run(tab, chromedp.Text(`#run-list a`))
+	require.NoError(t, err)
+	assert.Equal(t, info.ID, listed)
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.SetValue(`#ask-input`, "And trams?"),
+		chromedp.Click(`#ask-button`),
+		// Running: RUN_STARTED came, so the agent has the input.
+		chromedp.WaitVisible(`.pane[data-root="true"][data-status="running"]`),
+	))
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	require.NoError(t, err)
+	assert.Regexp(t, `/runs/[0-9a-f-]+$`, loc, "the form opened the new run's page")
+	assert.NotContains(t, loc, info.ID)
+	inputs := e.agent.Inputs()
+	require.Len(t, inputs, 2, "the form started a second run")
+	require.Len(t, inputs[1].Messages, 1)
+	assert.JSONEq(t, `"And trams?"`, string(inputs[1].Messages[0].Content))
+}
+
+// checkScreenshot checks that shot is a PNG of the page, writes it to
+// testdata with -update, and that the README's copy exists and is a PNG.
+func checkScreenshot(t *testing.T, shot []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	require.NoError(t, err, "the screenshot is a PNG")
+	assert.GreaterOrEqual(t, img.Bounds().Dx(), 1000)
+	if *update {
+		require.NoError(t, os.WriteFile(screenshotPath, shot, 0o644))
+	}
+	saved, err := os.ReadFile(screenshotPath)
+	require.NoError(t, err, "the README's screenshot exists (go test -run TestBrowser -update writes it)")
+	_, err = png.Decode(bytes.NewReader(saved))
+	assert.NoError(t, err, "the README's screenshot is a PNG")
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/transport"
+)
+
+// TestHubSerialisesOnlyWhatChanged: a pane's JSON is made once per change
+// of its invocation and shared by every later frame until the next change.
+func TestHubSerialisesOnlyWhatChanged(t *testing.T) {
+	v := fold(t, paneStream...)
+	h := newHub("r", "http://agent", v, true, nil)
+	f1 := h.latest()
+	require.Len(t, f1.panes, 4, "the root and three subagents")
+	sa1, sa2 := f1.byKey["sub:sa1"], f1.byKey["sub:sa2"]
+
+	// A delta streamed into sa1's message changes sa1 only.
+	next, err := reducer.FoldJSON(v, []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":" further","subagentRunId":"sa1"}`))
+	require.NoError(t, err)
+	h.update(next)
+	f2 := h.latest()
+	assert.Equal(t, f1.seq+1, f2.seq)
+	assert.NotSame(t, sa1, f2.byKey["sub:sa1"], "sa1's pane was made anew")
+	assert.Equal(t, f2.seq, f2.byKey["sub:sa1"].seq)
+	assert.Contains(t, string(f2.byKey["sub:sa1"].data), "Looking further")
+	assert.Same(t, sa2, f2.byKey["sub:sa2"], "sa2's pane is shared, not serialised again")
+	assert.Same(t, f1.byKey[RootKey], f2.byKey[RootKey])
+	assert.Same(t, f1.header, f2.header, "the header did not change")
+	assert.Same(t, f1.state, f2.state)
+
+	// The same view again, or a view that changes nothing a viewer sees,
+	// publishes no frame.
+	h.update(next)
+	assert.Same(t, f2, h.latest())
+
+	// A state change touches the state only.
+	next, err = reducer.FoldJSON(next, []byte(`{"type":"STATE_SNAPSHOT","snapshot":{"k":1}}`))
+	require.NoError(t, err)
+	h.update(next)
+	f3 := h.latest()
+	assert.NotSame(t, f2.state, f3.state)
+	assert.Same(t, f2.header, f3.header)
+	for _, p := range f3.panes {
+		assert.Same(t, f2.byKey[p.key], p, "pane %s unchanged", p.key)
+	}
+
+	// The life cycle changes the header only.
+	h.setActive(false, "boom")
+	f4 := h.latest()
+	assert.NotSame(t, f3.header, f4.header)
+	assert.Contains(t, string(f4.header.data), `"error":"boom"`)
+}
+
+// TestHubNeverWaitsForViewers: frames are published whether or not the
+// viewers read them; each viewer's doorbell holds one ring at most.
+func TestHubNeverWaitsForViewers(t *testing.T) {
+	v := fold(t, paneStream...)
+	h := newHub("r", "http://agent", v, true, nil)
+	tabs := make([]*tab, 10)
+	for i := range tabs {
+		tabs[i], _ = h.join()
+	}
+	for i := range 100 {
+		var err error
+		v, err = reducer.FoldJSON(v, []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","subagentRunId":"sa1"}`))
+		require.NoError(t, err, "delta %d", i)
+		h.update(v)
+	}
+	for i, tb := range tabs {
+		assert.Len(t, tb.bell, 1, "viewer %d has one pending ring", i)
+	}
+	assert.Equal(t, 10, h.viewers())
+	h.close()
+	assert.Zero(t, h.viewers(), "close drops the viewers")
+	_, leave := h.join()
+	leave()
+	assert.Zero(t, h.viewers(), "a viewer joining a closed hub is not kept")
+	select {
+	case <-h.done:
+	default:
+		t.Fatal("done is closed")
+	}
+}
+
+func TestAppendFrame(t *testing.T) {
+	v := fold(t, paneStream...)
+	h := newHub("r", "http://agent", v, true, nil)
+	f1 := h.latest()
+	next, err := reducer.FoldJSON(v, []byte(`{"type":"STEP_FINISHED","stepName":"search","subagentRunId":"sa1"}`))
+	require.NoError(t, err)
+	h.update(next)
+	h.setActive(false, "")
+	f := h.latest()
+
+	read := func(b []byte) []transport.SSEEvent {
+		var out []transport.SSEEvent
+		for ev, err := range transport.ParseSSE(bytes.NewReader(b), nil) {
+			require.NoError(t, err)
+			out = append(out, ev)
+		}
+		return out
+	}
+	t.Run("snapshot", func(t *testing.T) {
+		evs := read(appendFrame(nil, f, 0, true))
+		require.Len(t, evs, 1)
+		assert.Equal(t, EventSnapshot, evs[0].Event)
+		var vw viewer
+		require.NoError(t, vw.apply(evs[0]))
+		assert.Len(t, vw.panes, len(f.panes))
+		assert.False(t, vw.header.Active)
+	})
+	t.Run("changes", func(t *testing.T) {
+		evs := read(appendFrame(nil, f, f1.seq, false))
+		var names []string
+		for _, ev := range evs {
+			names = append(names, ev.Event)
+		}
+		assert.Equal(t, []string{EventPane, EventRun}, names, "sa1's pane, then the header")
+		// Only the last event carries an id: a reader that lost the end of a
+		// write resumes from the frame before.
+		raw := string(appendFrame(nil, f, f1.seq, false))
+		assert.Equal(t, 1, strings.Count(raw, "\nid: "), "one id line")
+		assert.Contains(t, raw, "event: run\nid: ")
+	})
+	t.Run("nothing new", func(t *testing.T) {
+		assert.Empty(t, appendFrame(nil, f, f.seq, false))
+	})
+}
+
+func TestParseSince(t *testing.T) {
+	cases := []struct {
+		name, query, header string
+		want                uint64
+		wantErr             string
+	}{
+		{"none", "", "", 0, ""},
+		{"query", "?since=42", "", 42, ""},
+		{"header", "", "7", 7, ""},
+		{"query wins", "?since=3", "9", 3, ""},
+		{"negative", "?since=-1", "", 0, "since"},
+		{"not a number", "", "abc", 0, "Last-Event-ID"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequestWithContext(context.Background(), "GET", "/runs/x/events"+c.query, nil)
+			if c.header != "" {
+				r.Header.Set("Last-Event-ID", c.header)
+			}
+			got, err := parseSince(r)
+			if c.wantErr != "" {
+				var re *RequestError
+				require.ErrorAs(t, err, &re)
+				assert.Equal(t, c.wantErr, re.Where)
+				assert.Equal(t, 400, re.Status)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got)
+		})
+	}
+}
+
+func TestAppendComment(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"one line", "boom", ": boom\n\n"},
+		{"LF", "a\nb", ": a\n: b\n\n"},
+		{"CRLF and CR", "a\r\nb\rc", ": a\n: b\n: c\n\n"},
+		{"empty", "", "\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, string(appendComment(nil, c.text)))
+		})
+	}
+}
+
+// TestRecorder: the recorder hands on exactly what the runner yields and
+// logs it; followers see the log live, and stop when asked to.
+func TestRecorder(t *testing.T) {
+	l := &eventLog{}
+	l.setActive(true)
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.RunFinished{ThreadID: "t", RunID: "r"},
+	}
+	r := recorder{runner: sliceRunner(evs), log: l}
+	var got []event.Event
+	for e, err := range r.Run(t.Context(), nil) {
+		require.NoError(t, err)
+		got = append(got, e)
+		break // stopping early stops the runner
+	}
+	assert.Equal(t, evs[:1], got)
+	for e, err := range r.Run(t.Context(), nil) {
+		require.NoError(t, err)
+		got = append(got, e)
+	}
+	assert.Len(t, got, 3)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	n := 0
+	for range l.follow(ctx) {
+		n++
+		if n == 3 {
+			cancel() // the log is active: the follower would wait for more
+		}
+	}
+	assert.Equal(t, 3, n, "a cancelled follower stops")
+	l.setActive(false)
+	n = 0
+	for range l.follow(t.Context()) {
+		n++
+	}
+	assert.Equal(t, 3, n, "a follower of an inactive log stops at its end")
+	l.close()
+	for range l.follow(t.Context()) {
+		t.Fatal("a closed log yields nothing")
+	}
+}
+
+type sliceRunner []event.Event
+
+func (s sliceRunner) Run(context.Context, *event.RunAgentInput) iter.Seq2[event.Event, error] {
+	return func(yield func(event.Event, error) bool) {
+		for _, e := range s {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
