@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/client"
@@ -48,4 +49,29 @@ func ExampleNextInput() {
 	fmt.Println("resume entries:", len(next.Resume) == len(v.PendingInterrupts()))
 	// Output:
 	// resume entries: true
+}
+
+// The README's embedding example: run an agent, then walk the invocation
+// tree, one pane per subagent.
+func Example_embedding() {
+	srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1, Researchers: 3}), nil)
+	defer srv.Close()
+	agentURL := srv.URL()
+
+	c := client.New(agentURL)
+	defer c.Close()
+	v, err := c.Run(context.Background(), &event.RunAgentInput{ThreadID: "thread-1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for inv := range v.Invocations() {
+		fmt.Printf("%s %s: %s\n", inv.Name(), inv.ID(), inv.Status()) // one pane per subagent
+	}
+	fmt.Println("state:", string(v.State()) != "{}", "messages:", v.MessageCount() > 0)
+	// Output:
+	// researcher sa-51a7afbd: finished
+	// researcher sa-0dd15648: errored
+	// researcher sa-d323eef0: suspended
+	// summarizer sa-b4908297: finished
+	// state: true messages: true
 }
