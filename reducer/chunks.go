@@ -1,7 +1,8 @@
 package reducer
 
 import (
-	"slices"
+	"fmt"
+	"strings"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
@@ -11,6 +12,16 @@ import (
 // Chunk expansion (PROTOCOL.md §4, G9). Each owner has one lane holding at
 // most one pending chunk stream; chunks expand into START/CONTENT/END events
 // that are verified and folded like explicit ones.
+//
+// A pending stream can go stale: an untagged explicit TEXT_MESSAGE_END (or
+// TOOL_CALL_END, REASONING_MESSAGE_END) closes only the parent's lane (§4),
+// yet it may end a message a subagent's lane is streaming, since an untagged
+// continuation agrees with any owner (R15). The reference then fails at the
+// next event that closes or continues that lane: the END it synthesizes finds
+// no open message. agview refuses that event too, and only that one: the
+// violation drops the stale stream from the view Fold records (see
+// discardStale), so a stale lane can never wedge the stream. RUN_ERROR,
+// accepted at any time (V15), discards stale streams with a warning.
 
 var lanesEmpty persist.Map[model.Lane]
 
@@ -27,8 +38,72 @@ func laneKindName(k model.LaneKind) string {
 	return "text message"
 }
 
+// laneEnd returns the END event type a chunk stream of kind k owes, and the
+// rule an END without an open entity breaks.
+func laneEnd(k model.LaneKind) (event.Type, string) {
+	switch k {
+	case model.LaneTool:
+		return event.TypeToolCallEnd, "V9"
+	case model.LaneReasoning:
+		return event.TypeReasoningMessageEnd, "V13"
+	}
+	return event.TypeTextMessageEnd, "V7"
+}
+
+// laneLive reports whether the entity lane l is streaming is still open. A
+// stream whose entity was ended some other way is stale.
+func (f *folder) laneLive(l model.Lane) bool {
+	sc := &f.st.C.Scope
+	switch l.Kind {
+	case model.LaneTool:
+		return sc.OpenTool.Has(l.ID)
+	case model.LaneReasoning:
+		return sc.OpenRsn.Has(l.ID)
+	}
+	return sc.OpenText.Has(l.ID)
+}
+
+// describeLane names the stream of lane l for messages: "the pending chunk
+// stream in the lane of subagent 'sa1', which was streaming text message 'm1'".
+func describeLane(l model.Lane) string {
+	return fmt.Sprintf("the pending chunk stream in the lane of %s, which was streaming %s '%s'",
+		l.Owner.Describe(), laneKindName(l.Kind), l.ID)
+}
+
+// staleLanes refuses the wire event for meeting the stale chunk streams ls
+// (see the comment at the top of this file); what names how the event met
+// them ("closes", "continues"). The violation drops them when recorded.
+func (f *folder) staleLanes(what string, ls []model.Lane) *Violation {
+	end, rule := laneEnd(ls[0].Kind)
+	descs := make([]string, len(ls))
+	keys := make([]string, len(ls))
+	for i, l := range ls {
+		descs[i] = describeLane(l)
+		keys[i] = l.Owner.Key()
+	}
+	viol := &Violation{Rule: rule, Index: f.index, Type: f.wire, Message: fmt.Sprintf(
+		"%s %s %s, but an explicit %s already ended that %s, so the %s the chunk stream owes has no open %s to end (PROTOCOL.md §4; the reference client fails here); the stale chunk stream is discarded",
+		f.wire, what, descs[0], end, laneKindName(ls[0].Kind), end, laneKindName(ls[0].Kind))}
+	if len(ls) > 1 {
+		viol.Message = fmt.Sprintf("%s %s %s: an explicit end already ended each of those, so the ENDs the chunk streams owe have no open entity to end (PROTOCOL.md §4; the reference client fails here); the stale chunk streams are discarded",
+			f.wire, what, strings.Join(descs, "; and "))
+	}
+	viol.stale = keys
+	return viol
+}
+
+// discardStale returns lanes without the stale chunk streams viol met, so
+// that the view Fold records for a refused event does not meet them again.
+func discardStale(lanes persist.Map[model.Lane], viol *Violation) persist.Map[model.Lane] {
+	for _, k := range viol.stale {
+		lanes = lanes.Delete(k)
+	}
+	return lanes
+}
+
 // closeLane ends the pending chunk stream of owner o, if any, by folding the
-// END the reference synthesises (tagged like the stream's opener).
+// END the reference synthesises (tagged like the stream's opener). A stale
+// stream refuses the event (see the top of this file).
 func (f *folder) closeLane(o model.Owner) *Violation {
 	if f.st.C.Scope.Lanes.Len() == 0 {
 		return nil
@@ -37,36 +112,109 @@ func (f *folder) closeLane(o model.Owner) *Violation {
 	if !ok {
 		return nil
 	}
-	f.c().Scope.Lanes = f.st.C.Scope.Lanes.Delete(o.Key())
-	switch l.Kind {
-	case model.LaneTool:
-		return f.as(event.TypeToolCallEnd, func() *Violation { return f.toolEnd(l.ID, l.Owner, nil) })
-	case model.LaneReasoning:
-		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.reasoningMsgEnd(l.ID, l.Owner, nil) })
-	default:
-		return f.as(event.TypeTextMessageEnd, func() *Violation { return f.textEnd(l.ID, l.Owner, nil) })
+	if !f.laneLive(l) {
+		return f.staleLanes("closes", []model.Lane{l})
 	}
+	f.c().Scope.Lanes = f.st.C.Scope.Lanes.Delete(o.Key())
+	return f.endLane(l)
+}
+
+// endLane folds the END a live chunk stream owes. It cannot fail: the
+// stream's entity is open and the END carries its opener's owner.
+func (f *folder) endLane(l model.Lane) *Violation {
+	end, _ := laneEnd(l.Kind)
+	return f.as(end, func() *Violation {
+		switch l.Kind {
+		case model.LaneTool:
+			return f.toolEnd(l.ID, l.Owner, nil)
+		case model.LaneReasoning:
+			return f.reasoningMsgEnd(l.ID, l.Owner, nil)
+		}
+		return f.textEnd(l.ID, l.Owner, nil)
+	})
+}
+
+// sortedLanes returns the pending chunk streams in a deterministic order.
+func (f *folder) sortedLanes() []model.Lane {
+	lanes := f.st.C.Scope.Lanes
+	keys := sortedKeys(lanes)
+	out := make([]model.Lane, len(keys))
+	for i, k := range keys {
+		out[i], _ = lanes.Get(k)
+	}
+	return out
 }
 
 // closeAllLanes ends every pending chunk stream (before RUN_FINISHED,
-// RUN_ERROR, RUN_STARTED and MESSAGES_SNAPSHOT), in a deterministic order.
+// RUN_STARTED and MESSAGES_SNAPSHOT), in a deterministic order. Stale
+// streams refuse the event, all of them named (and discarded) at once.
 func (f *folder) closeAllLanes() *Violation {
-	lanes := f.st.C.Scope.Lanes
-	if lanes.Len() == 0 {
+	if f.st.C.Scope.Lanes.Len() == 0 {
 		return nil
 	}
-	keys := make([]string, 0, lanes.Len())
-	for k := range lanes.Keys() {
-		keys = append(keys, k)
+	ls := f.sortedLanes()
+	var stale []model.Lane
+	for _, l := range ls {
+		if !f.laneLive(l) {
+			stale = append(stale, l)
+		}
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		l, _ := lanes.Get(k)
-		if err := f.closeLane(l.Owner); err != nil {
+	if len(stale) > 0 {
+		return f.staleLanes("closes", stale)
+	}
+	f.c().Scope.Lanes = lanesEmpty
+	for _, l := range ls {
+		if err := f.endLane(l); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// discardLanes drops every pending chunk stream for RUN_ERROR (V15: it is
+// accepted at any time). The entities live streams were streaming stay open
+// for abandonAll, so that they end abandoned, not closed (G11), exactly as
+// when the transport breaks; the END the reference synthesizes here would
+// only have been refused for a stale stream, which is reported as a warning.
+func (f *folder) discardLanes() {
+	if f.st.C.Scope.Lanes.Len() == 0 {
+		return
+	}
+	for _, l := range f.sortedLanes() {
+		if !f.laneLive(l) {
+			end, _ := laneEnd(l.Kind)
+			f.warn(ruleChunk, "%s discards %s; an explicit %s had already ended that %s, so the reference client would refuse the %s it synthesizes here (PROTOCOL.md §4), but RUN_ERROR is accepted at any time (V15)",
+				f.wire, describeLane(l), end, laneKindName(l.Kind), end)
+		}
+	}
+	f.c().Scope.Lanes = lanesEmpty
+}
+
+// closeOwnLane closes the lane of an explicit event's tag (§4: an explicit
+// event closes its own lane only) before the event continues or ends entity
+// id of kind k. When that lane was streaming id, closing it has just ended
+// the entity, and the event is refused with a message saying so (the
+// reference fails the same way).
+func (f *folder) closeOwnLane(tag model.Owner, k model.LaneKind, id string) *Violation {
+	if f.st.C.Scope.Lanes.Len() == 0 {
+		return nil // the common case: no chunk stream pending anywhere
+	}
+	l, pending := f.st.C.Scope.Lanes.Get(tag.Key())
+	if err := f.closeLane(tag); err != nil {
+		return err
+	}
+	if !pending || l.Kind != k || l.ID != id {
+		return nil
+	}
+	end, rule := laneEnd(k)
+	kind := laneKindName(k)
+	verb := "continue"
+	if f.wire == end {
+		verb = "end"
+	}
+	return &Violation{Rule: rule, Index: f.index, Type: f.wire, Message: fmt.Sprintf(
+		"%s first closes %s (PROTOCOL.md §4: an explicit event closes the chunk stream of its own lane); the %s that stream owes ends %s '%s', so this %s has no open %s to %s; start it again explicitly, or go on streaming it with chunks",
+		f.wire, describeLane(l), end, kind, id, f.wire, kind, verb)}
 }
 
 // resolveLane finds the lane a chunk of kind k belongs to (§4 resolveLane).
@@ -132,6 +280,9 @@ func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violatio
 	l, pending := f.st.C.Scope.Lanes.Get(lane.Key())
 	opened := false
 	if pending && l.Kind == model.LaneText && (e.MessageID == nil || *e.MessageID == l.ID) {
+		if !f.laneLive(l) {
+			return f.staleLanes("continues", []model.Lane{l})
+		}
 		if e.Role != nil && *e.Role != roleOr(l.Role, event.RoleAssistant) {
 			return f.violation(ruleChunk, "cannot continue text message '%s': chunk role '%s' does not match the open stream's role '%s'",
 				l.ID, *e.Role, roleOr(l.Role, event.RoleAssistant))
@@ -179,6 +330,9 @@ func (f *folder) toolChunk(e *event.ToolCallChunk, tag model.Owner) *Violation {
 	l, pending := f.st.C.Scope.Lanes.Get(lane.Key())
 	opened := false
 	if pending && l.Kind == model.LaneTool && (e.ToolCallID == nil || *e.ToolCallID == l.ID) {
+		if !f.laneLive(l) {
+			return f.staleLanes("continues", []model.Lane{l})
+		}
 		if e.ToolCallName != nil && *e.ToolCallName != l.ToolName {
 			return f.violation(ruleChunk, "cannot continue tool call '%s': chunk toolCallName '%s' does not match the open stream's toolCallName '%s'",
 				l.ID, *e.ToolCallName, l.ToolName)
@@ -223,7 +377,11 @@ func (f *folder) reasoningChunk(e *event.ReasoningMessageChunk, tag model.Owner)
 	}
 	l, pending := f.st.C.Scope.Lanes.Get(lane.Key())
 	opened := false
-	if !(pending && l.Kind == model.LaneReasoning && (e.MessageID == nil || *e.MessageID == l.ID)) {
+	if pending && l.Kind == model.LaneReasoning && (e.MessageID == nil || *e.MessageID == l.ID) {
+		if !f.laneLive(l) {
+			return f.staleLanes("continues", []model.Lane{l})
+		}
+	} else {
 		if e.MessageID == nil {
 			return f.violation(ruleChunk, "the first REASONING_MESSAGE_CHUNK of a stream must have a messageId")
 		}

@@ -19,7 +19,11 @@ func (f *folder) event(e event.Event) *Violation {
 		if _, seen := f.st.C.Scope.Attributed.Get(tag.ID); !seen {
 			c := f.c()
 			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
-			f.invFor(tag)
+			if k := f.invFor(tag); !f.peek(k).I.Announced && f.peek(k).Status == model.InvAbandoned {
+				// Seen only through attribution, abandoned by an earlier
+				// run's error, and attributed again: no longer abandoned.
+				f.node(k).Status = model.InvUnannounced
+			}
 		}
 	}
 	meta := e.Common().Metadata
@@ -48,12 +52,12 @@ func (f *folder) event(e event.Event) *Violation {
 		}
 		return f.textStart(e.MessageID, e.Role, e.Name, tag, meta)
 	case *event.TextMessageContent:
-		if err := f.closeLane(tag); err != nil {
+		if err := f.closeOwnLane(tag, model.LaneText, e.MessageID); err != nil {
 			return err
 		}
 		return f.textContent(e.MessageID, e.Delta, tag, meta)
 	case *event.TextMessageEnd:
-		if err := f.closeLane(tag); err != nil {
+		if err := f.closeOwnLane(tag, model.LaneText, e.MessageID); err != nil {
 			return err
 		}
 		return f.textEnd(e.MessageID, tag, meta)
@@ -66,12 +70,12 @@ func (f *folder) event(e event.Event) *Violation {
 		}
 		return f.toolStart(e.ToolCallID, e.ToolCallName, e.ParentMessageID, tag, meta)
 	case *event.ToolCallArgs:
-		if err := f.closeLane(tag); err != nil {
+		if err := f.closeOwnLane(tag, model.LaneTool, e.ToolCallID); err != nil {
 			return err
 		}
 		return f.toolArgs(e.ToolCallID, e.Delta, tag, meta)
 	case *event.ToolCallEnd:
-		if err := f.closeLane(tag); err != nil {
+		if err := f.closeOwnLane(tag, model.LaneTool, e.ToolCallID); err != nil {
 			return err
 		}
 		return f.toolEnd(e.ToolCallID, tag, meta)
@@ -119,12 +123,12 @@ func (f *folder) event(e event.Event) *Violation {
 		}
 		return f.reasoningMsgStart(e.MessageID, tag, meta)
 	case *event.ReasoningMessageContent:
-		if err := f.closeLane(tag); err != nil {
+		if err := f.closeOwnLane(tag, model.LaneReasoning, e.MessageID); err != nil {
 			return err
 		}
 		return f.reasoningMsgContent(e.MessageID, e.Delta, tag, meta)
 	case *event.ReasoningMessageEnd:
-		if err := f.closeLane(tag); err != nil {
+		if err := f.closeOwnLane(tag, model.LaneReasoning, e.MessageID); err != nil {
 			return err
 		}
 		return f.reasoningMsgEnd(e.MessageID, tag, meta)

@@ -27,26 +27,40 @@
 // (§7) — with the decisions of PROTOCOL.md §9 where agview differs:
 //
 //   - Runs: the first event is RUN_STARTED or RUN_ERROR; after RUN_FINISHED
-//     only RUN_STARTED or RUN_ERROR; after RUN_ERROR only RUN_STARTED; several
-//     runs per stream; per-run bookkeeping resets at RUN_STARTED.
+//     only RUN_STARTED or RUN_ERROR (a RUN_ERROR there leaves the finished
+//     run as it was and is recorded as a V2 warning); after RUN_ERROR only
+//     RUN_STARTED; several runs per stream; per-run bookkeeping resets at
+//     RUN_STARTED.
 //   - Entities: text messages, tool calls, reasoning messages and spans and
 //     steps must be started before being continued or ended, and may not be
 //     started twice while open; RUN_FINISHED needs everything closed,
 //     subagents included (V14, R10). RUN_ERROR, a broken transport and a
-//     cancelled stream abandon whatever is open (G11).
+//     cancelled stream abandon whatever is open (G11), what chunk streams
+//     were streaming included; an invocation seen only through attribution
+//     reads abandoned when it had something open then.
 //   - Ownership: every entity has an owner (the parent agent or a subagent
 //     invocation), kept for the whole stream (G6): a continuation or second
 //     opener carrying another owner's subagentRunId is refused (R15, R16); an
 //     untagged one agrees. A tool call belongs to the message holding it
 //     (R18); replayed history (MESSAGES_SNAPSHOT, RUN_STARTED.input) sets
 //     owners (R25); tool results and replacing activity snapshots re-own
-//     (R26, R27). One id names one message of one kind (A1).
+//     (R26, R27). One id names one message of one kind (A1). A
+//     MESSAGES_SNAPSHOT re-owns what it restates, open entities included,
+//     and keeps what it cannot say about a tool call it restates (the
+//     subagents it spawned, its result); a tool message in history answers
+//     the call it names.
 //   - Subagents: lifecycle rules R5, R7–R9, R14, R19; a suspended invocation
-//     continues under the same id in a later run (G10); steps are per owner
-//     (R17); a subagent's state events change the one run state (R22).
+//     continues under the same id in a later run (G10), its old outcome and
+//     result cleared; steps are per owner (R17); a subagent's state events
+//     change the one run state (R22).
 //   - Chunks: TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK and REASONING_MESSAGE_CHUNK
 //     expand into START/CONTENT/END per owner lane exactly as §4 says (G9);
-//     the expanded events are verified like explicit ones.
+//     the expanded events are verified like explicit ones. A chunk stream
+//     whose entity an untagged explicit END ended goes stale: the first
+//     event that closes or continues it is refused, as by the reference,
+//     and Fold drops the stream with that refusal, so it refuses one event,
+//     never every later one (RUN_ERROR, accepted at any time, drops it with
+//     a warning).
 //   - The deprecated THINKING_* events are translated to REASONING_* with a
 //     message id minted from the event index ("agview-thinking-12"), so that
 //     folding stays deterministic.
@@ -54,7 +68,8 @@
 //     *event.UnknownTypeError), a STATE_DELTA or ACTIVITY_DELTA that cannot
 //     be applied (skipped whole, G8), an unknown patch operation (removed,
 //     G2), decoding warnings an event carries, a stream that ends mid-run
-//     (G12), a reused invocation id (G10).
+//     (G12), a reused invocation id (G10), a RUN_ERROR after RUN_FINISHED
+//     (V2), a stale chunk stream RUN_ERROR discards (G9).
 //
 // # Cost
 //

@@ -2,6 +2,7 @@ package reducer
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -91,9 +92,22 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 }
 
 func (f *folder) runError(e *event.RunError) *Violation {
-	if err := f.closeAllLanes(); err != nil {
-		return err
+	if f.st.C.Phase == model.PhaseFinished {
+		// V2 lets RUN_ERROR follow RUN_FINISHED. The run is over: it keeps
+		// its status, outcome, end and pending interrupts; the verifier
+		// moves on (V3: only RUN_STARTED may come next).
+		code := ""
+		if e.Code != nil {
+			code = fmt.Sprintf(" (code %q)", *e.Code)
+		}
+		f.warn("V2", "RUN_ERROR %q%s came after run %s finished with RUN_FINISHED; the finished run is kept as it was",
+			e.Message, code, f.runName())
+		f.c().Phase = model.PhaseErrored
+		return nil
 	}
+	// V15: RUN_ERROR is accepted at any time, so pending chunk streams are
+	// discarded rather than closed; their entities are abandoned below.
+	f.discardLanes()
 	if f.st.C.Phase == model.PhaseNone {
 		// RUN_ERROR may come first (V1): it opens and ends an implicit run.
 		f.c().Runs = f.st.C.Runs.Append(model.Run{Implicit: true, Start: f.index, End: -1})
@@ -110,31 +124,55 @@ func (f *folder) runError(e *event.RunError) *Violation {
 }
 
 // abandonAll closes everything still open as abandoned: messages, tool
-// calls, reasoning, steps and running invocations (G11, R23).
+// calls, reasoning, steps and running invocations (G11, R23). An invocation
+// seen only through attribution is abandoned too when it had something open
+// (its owner of an open message, tool call, reasoning span or step); one with
+// nothing open stays unannounced.
 func (f *folder) abandonAll() {
 	sc := &f.st.C.Scope
+	var holders []int // nodes owning something open
+	hold := func(o model.Owner) {
+		if o.Sub {
+			if k, ok := f.st.C.InvIDs.Get(o.ID); ok {
+				holders = append(holders, k)
+			}
+		}
+	}
 	for _, id := range sortedKeys(sc.OpenText) {
+		o, _ := sc.OpenText.Get(id)
+		hold(o.Owner)
 		f.abandonMsg(id)
 	}
 	for _, id := range sortedKeys(sc.OpenRsn) {
+		o, _ := sc.OpenRsn.Get(id)
+		hold(o.Owner)
 		f.abandonMsg(id)
 	}
 	for _, id := range sortedKeys(sc.OpenTool) {
+		o, _ := sc.OpenTool.Get(id)
+		hold(o.Owner)
 		if holder, loc, idx, ok := f.call(id); ok {
 			f.changeCall(holder, loc, idx, func(c *model.Call) { c.Status = model.EntAbandoned })
 		}
 	}
 	for _, id := range sortedKeys(sc.OpenSpan) {
 		sl, _ := sc.OpenSpan.Get(id)
+		holders = append(holders, sl.Inv)
 		f.endSpan(sl, model.EntAbandoned)
 	}
 	for _, k := range sortedKeys(sc.OpenSteps) {
 		sl, _ := sc.OpenSteps.Get(k)
+		holders = append(holders, sl.Inv)
 		f.endStep(sl, model.EntAbandoned)
 	}
 	for _, id := range sortedKeys(sc.Active) {
 		k, _ := sc.Active.Get(id)
 		f.node(k).Status = model.InvAbandoned
+	}
+	for _, k := range holders {
+		if k >= 0 && f.peek(k).Status == model.InvUnannounced {
+			f.node(k).Status = model.InvAbandoned
+		}
 	}
 	f.c().Scope = model.RunScope{Started: sc.Started, Closed: sc.Closed, Attributed: sc.Attributed}
 }
@@ -227,8 +265,9 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 		switch {
 		case d.Status == model.InvSuspended && d.I.Run < run:
 			continued = true // G10: a later run continues a suspended invocation
-		case d.Status == model.InvUnannounced:
-			// Seen through attribution (in an earlier run, or in history): announce it.
+		case !d.I.Announced:
+			// Seen through attribution (in an earlier run, or in history),
+			// perhaps abandoned by a RUN_ERROR since: announce it in place.
 		default:
 			f.warn("G10", "subagent '%s' was %s in an earlier run; this SUBAGENT_STARTED starts a new invocation with the same id", id, d.Status)
 			exists = false
@@ -240,7 +279,11 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	f.node(key).Status = model.InvRunning
 	d := f.info(key)
 	d.Announced = true
-	d.Run = run
+	if continued {
+		// The suspended segment's outcome and result belong to the run
+		// that suspended it; the continued invocation is running again.
+		d.Outcome, d.Result, d.Err = nil, nil, nil
+	}
 	name := e.Name
 	d.Name = &name
 	if e.Description != nil {

@@ -51,15 +51,16 @@ func (f *folder) appendMsg(m *model.Msg) model.Loc {
 	return loc
 }
 
-// at returns the message an open entry points at, nil when it left the list.
-func (f *folder) at(id string, loc model.Loc, in bool) *model.Msg {
+// at returns (a copy of) the message an open entry points at, and false when
+// it left the list.
+func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 	if !in {
-		return nil
+		return model.Msg{}, false
 	}
-	if m := f.peek(loc.Inv).MsgAt(loc.Pos); m != nil && m.ID == id {
-		return m
+	if m, ok := f.peek(loc.Inv).Msg(loc.Pos); ok && m.ID == id {
+		return m, true
 	}
-	return nil
+	return model.Msg{}, false
 }
 
 // update stores the changed message c of the message at loc, moving it to
@@ -154,8 +155,9 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 
 // appendText appends a streamed delta to the open text or reasoning message o.
 func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) {
-	m, loc := f.at(id, o.Loc, o.In), o.Loc
-	if m == nil {
+	loc := o.Loc
+	m, ok := f.at(id, loc, o.In)
+	if !ok {
 		f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
 		return
 	}
@@ -166,14 +168,16 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	if delta == "" && meta == nil && m.HasText {
 		return
 	}
-	c := *m
-	if meta != nil {
-		c = *m.WithInfo()
-		c.I.Meta = c.I.Meta.Merge(meta)
+	if meta == nil {
+		f.inv(loc.Inv).AppendText(loc.Pos, delta)
+		return
 	}
-	c.HasText = true
-	c.Text, c.Chunks = model.AppendText(c.Text, c.Chunks, delta)
-	f.putMsg(loc, &c)
+	info := *m.I
+	info.Meta = info.Meta.Merge(meta)
+	m.I = &info
+	m.HasText = true
+	m.Text = m.Text.Append(delta)
+	f.putMsg(loc, &m)
 }
 
 func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
@@ -205,17 +209,17 @@ func (f *folder) textEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 // closeMsg marks the open text or reasoning message o closed and merges meta
 // into it.
 func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
-	m, loc := f.at(id, o.Loc, o.In), o.Loc
-	if m == nil {
+	c, ok := f.at(id, o.Loc, o.In)
+	if !ok {
 		return
 	}
-	c := *m
 	if meta != nil {
-		c = *m.WithInfo()
-		c.I.Meta = c.I.Meta.Merge(meta)
+		info := *c.I
+		info.Meta = info.Meta.Merge(meta)
+		c.I = &info
 	}
 	c.Status = model.EntClosed
-	f.putMsg(loc, &c)
+	f.putMsg(o.Loc, &c)
 }
 
 // ---------------------------------------------------------------------------
@@ -350,16 +354,16 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	return nil
 }
 
-// heldCall returns the message holding the open tool call o, nil when no
-// message holds it any more.
-func (f *folder) heldCall(id string, o model.OpenCall) *model.Msg {
+// heldCall returns (a copy of) the message holding the open tool call o, and
+// false when no message holds it any more.
+func (f *folder) heldCall(id string, o model.OpenCall) (model.Msg, bool) {
 	if !o.Held {
-		return nil
+		return model.Msg{}, false
 	}
-	if h := f.peek(o.Loc.Inv).MsgAt(o.Loc.Pos); h != nil && o.Idx < len(h.Calls) && h.Calls[o.Idx].ID == id {
-		return h
+	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < len(h.Calls) && h.Calls[o.Idx].ID == id {
+		return h, true
 	}
-	return nil
+	return model.Msg{}, false
 }
 
 func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
@@ -370,8 +374,9 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 	if tag.Sub && tag != o.Owner {
 		return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
 	}
-	holder, loc, idx := f.heldCall(id, o), o.Loc, o.Idx
-	if holder == nil {
+	holder, held := f.heldCall(id, o)
+	loc, idx := o.Loc, o.Idx
+	if !held {
 		f.warn(ruleApply, "tool call '%s' is no longer held by any message (a MESSAGES_SNAPSHOT removed it); arguments dropped", id)
 		return nil
 	}
@@ -383,8 +388,8 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 		c = *holder.Calls[idx].WithInfo()
 		c.I.Meta = c.I.Meta.Merge(meta)
 	}
-	c.Args, c.Chunks = model.AppendText(c.Args, c.Chunks, delta)
-	f.putCall(holder, loc, idx, &c)
+	c.Args = c.Args.Append(delta)
+	f.putCall(&holder, loc, idx, &c)
 	return nil
 }
 
@@ -398,14 +403,14 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 	}
 	c := f.c()
 	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
-	if holder, loc, idx := f.heldCall(id, o), o.Loc, o.Idx; holder != nil {
-		c := *holder.Calls[idx]
+	if holder, held := f.heldCall(id, o); held {
+		c := *holder.Calls[o.Idx]
 		if meta != nil {
-			c = *holder.Calls[idx].WithInfo()
+			c = *holder.Calls[o.Idx].WithInfo()
 			c.I.Meta = c.I.Meta.Merge(meta)
 		}
 		c.Status = model.EntClosed
-		f.putCall(holder, loc, idx, &c)
+		f.putCall(&holder, o.Loc, o.Idx, &c)
 	}
 	return nil
 }

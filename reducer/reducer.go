@@ -34,8 +34,10 @@ func Reduce(v *view.View, e event.Event) (*view.View, error) {
 // Fold is Reduce for consumers that go on after a violation. It always
 // returns the view to continue from: the next view, or on a violation a
 // view that counts the refused event and records the violation in its
-// diagnostics but is otherwise v. The error is the *Violation, nil when the
-// event was accepted.
+// diagnostics but is otherwise v — except that a stale chunk stream the
+// event was refused for (one whose message an explicit end already ended,
+// see PROTOCOL.md §4) is dropped, so that it refuses one event, not every
+// later one. The error is the *Violation, nil when the event was accepted.
 func Fold(v *view.View, e event.Event) (*view.View, error) {
 	next, viol := fold(v, e)
 	if viol != nil {
@@ -163,7 +165,7 @@ func state(v *view.View) *model.State { return (*model.View)(v).S() }
 // next returns a new, unpublished view holding a copy of v's state, and that
 // state for the caller to change.
 func next(v *view.View) (*model.View, *model.State) {
-	nv := model.NewView(*state(v))
+	nv := (*model.View)(v).Next()
 	return nv, nv.S()
 }
 
@@ -177,6 +179,9 @@ func record(v *view.View, viol *Violation) *view.View {
 		Index: viol.Index, Kind: kindViolation, Rule: viol.Rule, Type: viol.Type, Message: viol.Message,
 	})
 	c.Violating++
+	if len(viol.stale) > 0 {
+		c.Scope.Lanes = discardStale(c.Scope.Lanes, viol)
+	}
 	st.C = &c
 	st.Events++
 	st.Step++
@@ -289,7 +294,7 @@ func (f *folder) commit() {
 			subs = append(subs, d.n)
 		}
 	}
-	f.st.SetInvs(subs...)
+	f.st.SetInvs(f.c, subs...)
 	if len(f.diags) > 0 {
 		c := f.c()
 		for _, d := range f.diags {
@@ -351,8 +356,8 @@ func (f *folder) newNode(info model.InvInfo, status model.InvStatus) int {
 	info.First = f.index
 	info.Run = f.runIndex()
 	n := model.NewInv(model.InvData{Status: status, I: &info})
-	key := f.st.AppendInv(n)
 	c := f.c()
+	key := f.st.AppendInv(n)
 	c.InvIDs = c.InvIDs.Set(info.ID, key)
 	f.addDirty(dirtyNode{key: key, n: n, info: true})
 	return key

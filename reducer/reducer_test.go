@@ -256,7 +256,7 @@ func TestRunStatuses(t *testing.T) {
 		{"cancelled outcome", []string{start, `{"type":"RUN_FINISHED","threadId":"th","runId":"r1","outcome":{"type":"cancelled"}}`}, view.RunCancelled, view.Abandoned},
 		{"errored", []string{start, `{"type":"RUN_ERROR","message":"boom","code":"E1"}`}, view.RunErrored, view.Errored},
 		{"error as first event", []string{`{"type":"RUN_ERROR","message":"auth"}`}, view.RunErrored, view.Errored},
-		{"error after finish", []string{start, finish, `{"type":"RUN_ERROR","message":"late"}`}, view.RunErrored, view.Errored},
+		{"error after finish keeps the finished run", []string{start, finish, `{"type":"RUN_ERROR","message":"late"}`}, view.RunFinished, view.Finished},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -430,7 +430,7 @@ func TestInvocationTree(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &form))
 	require.Len(t, form.Invocations, 3)
 	assert.Equal(t, map[string]any{
-		"subagentRunId": "c", "name": "checker", "description": nil, "status": "finished",
+		"subagentRunId": "c", "run": float64(0), "name": "checker", "description": nil, "status": "finished",
 		"parentSubagentRunId": "r", "parentToolCallId": nil, "parentMessageId": nil,
 		"children": []any{}, "messageIds": []any{"m1", "rm", "a1"}, "toolCallIds": []any{},
 		"steps":   []any{map[string]any{"name": "check", "status": "closed"}},

@@ -75,16 +75,85 @@ func (f *folder) holdCalls(m *model.Msg) {
 
 // echoInput appends RUN_STARTED.input.messages whose ids are not in the list
 // and seeds the owners of ids not yet recorded (R25).
+//
+// A tool message of the history answers the call its toolCallId names: the
+// call, once a message holds it, links to that message as its result unless
+// a TOOL_CALL_RESULT (or earlier history) already answered it.
 func (f *folder) echoInput(msgs []event.Message) {
+	tools := false
 	for i := range msgs {
 		hm := &msgs[i]
 		f.own(hm, false)
+		tools = tools || isResult(hm)
 		if f.st.C.Order.Has(hm.ID) {
 			continue
 		}
 		m := f.fromHistory(hm)
 		f.appendMsg(m)
 		f.holdCalls(m)
+	}
+	if !tools {
+		return
+	}
+	for i := range msgs {
+		hm := &msgs[i]
+		if !isResult(hm) {
+			continue
+		}
+		m, _, ok := f.msg(hm.ID)
+		if !ok || m.Role != event.RoleTool || m.I.ToolCallID == nil || *m.I.ToolCallID != *hm.ToolCallID {
+			continue
+		}
+		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls[idx].I.HasResult {
+			content := m.Message().Content
+			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) {
+				c.Result, c.HasResult, c.ResultContent = hm.ID, true, content
+			})
+		}
+	}
+}
+
+// isResult reports whether a history message is a tool result naming its
+// tool call.
+func isResult(hm *event.Message) bool {
+	return hm.Role == event.RoleTool && hm.ToolCallID != nil
+}
+
+// priorCalls returns the tool calls the messages restate as they are now
+// (before a snapshot replaces their messages), keyed by id; nil when none.
+func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
+	var prior map[string]*model.Call
+	for i := range msgs {
+		for _, tc := range msgs[i].ToolCalls {
+			if holder, _, idx, ok := f.call(tc.ID); ok {
+				if prior == nil {
+					prior = make(map[string]*model.Call)
+				}
+				prior[tc.ID] = holder.Calls[idx]
+			}
+		}
+	}
+	return prior
+}
+
+// relink gives the tool calls of m, a message just built from a snapshot,
+// what the snapshot cannot say: the subagents each call spawned and, when
+// the call was answered, its result (carried over from the call as it was),
+// then the result the snapshot's own tool messages give it (results: call
+// id → the last tool message naming it). A call the verifier still has
+// open stays open.
+func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
+	for _, c := range m.Calls { // m is private: its calls may be changed in place
+		if old, ok := prior[c.ID]; ok {
+			c.I.Spawned = old.I.Spawned
+			c.I.Result, c.I.HasResult, c.I.ResultContent = old.I.Result, old.I.HasResult, old.I.ResultContent
+		}
+		if r, ok := results[c.ID]; ok {
+			c.I.Result, c.I.HasResult, c.I.ResultContent = r.ID, true, bytes.Clone(r.Content)
+		}
+		if f.st.C.Scope.OpenTool.Has(c.ID) {
+			c.Status = model.EntOpen
+		}
 	}
 }
 
@@ -109,6 +178,18 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 	}
 	auth := authorityOf(e.Metadata)
+	// What the snapshot cannot restate about the calls it keeps (spawned
+	// subagents, results): read before any message is replaced.
+	prior := f.priorCalls(e.Messages)
+	var results map[string]*event.Message
+	for i := range e.Messages {
+		if hm := &e.Messages[i]; isResult(hm) {
+			if results == nil {
+				results = make(map[string]*event.Message)
+			}
+			results[*hm.ToolCallID] = hm
+		}
+	}
 
 	old := f.st.C.Order
 	f.c().Order = persist.Seq{}
@@ -120,9 +201,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 		if hm, named := snap[id]; named {
 			nm := f.fromHistory(hm)
-			if m.Status == model.EntOpen {
-				nm.Status = model.EntOpen // still streaming as far as the verifier knows
-			}
+			f.relink(nm, prior, results)
 			f.update(m, loc, nm)
 			f.c().Order = f.st.C.Order.Append(id)
 			continue
@@ -147,7 +226,9 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		if f.st.C.Order.Has(hm.ID) {
 			continue
 		}
-		f.appendMsg(f.fromHistory(hm))
+		nm := f.fromHistory(hm)
+		f.relink(nm, prior, results)
+		f.appendMsg(nm)
 	}
 	for id := range f.st.C.Order.All() {
 		if m, _, ok := f.msg(id); ok {
@@ -159,21 +240,48 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 }
 
 // relocateOpen points the open entities at where their messages now live
-// (or marks them gone), after messages moved or left the list.
+// (or marks them gone), after messages moved or left the list, and gives
+// them the owners the snapshot recorded (R25: a snapshot overwrites owners,
+// so continuations are checked against the snapshot's attribution). The
+// owner maps are the source of truth; an open entry's owner is a copy, equal
+// to the map's except while a snapshot rewrites the map.
 func (f *folder) relocateOpen() {
 	c := f.c()
 	for id, o := range c.Scope.OpenText.All() {
-		o.Loc, o.In = c.MsgLoc.Get(id)
-		c.Scope.OpenText = c.Scope.OpenText.Set(id, o)
+		c.Scope.OpenText = c.Scope.OpenText.Set(id, f.relocateMsg(id, o))
 	}
 	for id, o := range c.Scope.OpenRsn.All() {
-		o.Loc, o.In = c.MsgLoc.Get(id)
-		c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, o)
+		c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, f.relocateMsg(id, o))
+	}
+	for id, o := range c.Scope.OpenSpan.All() {
+		// A span shares its owner with the reasoning message of its id.
+		if rec, ok := c.MsgOwner.Get(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
+			o.Owner = rec.Owner
+			c.Scope.OpenSpan = c.Scope.OpenSpan.Set(id, o)
+		}
 	}
 	for id, o := range c.Scope.OpenTool.All() {
 		_, o.Loc, o.Idx, o.Held = f.call(id)
+		if owner, ok := c.CallOwner.Get(id); ok {
+			o.Owner = owner
+		}
 		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, o)
 	}
+}
+
+// relocateMsg returns the open text or reasoning message o, with id, as
+// relocateOpen leaves it; a snapshot version of it reads as still open.
+func (f *folder) relocateMsg(id string, o model.Open) model.Open {
+	c := f.c()
+	o.Loc, o.In = c.MsgLoc.Get(id)
+	if rec, ok := c.MsgOwner.Get(id); ok {
+		o.Owner = rec.Owner
+	}
+	if m, ok := f.at(id, o.Loc, o.In); ok && m.Status != model.EntOpen {
+		m.Status = model.EntOpen // still streaming as far as the verifier knows
+		f.putMsg(o.Loc, &m)
+	}
+	return o
 }
 
 // authority is the snapshot's declaration of which activity types it is

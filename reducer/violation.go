@@ -23,6 +23,10 @@ type Violation struct {
 	// Err is the underlying error for an event that did not decode (an
 	// *event.DecodeError), else nil.
 	Err error
+
+	// stale are the lanes (owner keys) of the stale chunk streams the event
+	// met; Fold drops them from the view it records the violation in.
+	stale []string
 }
 
 // Error returns e.g.

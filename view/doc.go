@@ -43,7 +43,7 @@
 //	     "outcome": null, "result": null, "error": null}
 //	  ],
 //	  "invocations": [                 // subagents only, flat, in first-seen order
-//	    {"subagentRunId": "sa1", "name": "researcher", "description": null,
+//	    {"subagentRunId": "sa1", "run": 0, "name": "researcher", "description": null,
 //	     "status": "finished", "parentSubagentRunId": null,
 //	     "parentToolCallId": "tc1", "parentMessageId": null,
 //	     "children": ["sa2"], "messageIds": ["m2"], "toolCallIds": ["tc2"],
@@ -62,9 +62,18 @@
 // transport. An invocation's status is one of running, finished, suspended,
 // errored, abandoned, unannounced; name is the announced name or, for an
 // invocation seen only through attribution, its id; outcome is the
-// SUBAGENT_FINISHED outcome as sent; error is {"message", "code"} from
-// SUBAGENT_ERROR. A step's status is open, closed or abandoned. Keys may be
-// added in later versions; none will be removed or renamed.
+// SUBAGENT_FINISHED outcome as sent (cleared when a later run continues a
+// suspended invocation); error is {"message", "code"} from SUBAGENT_ERROR.
+// run is the index in runs of the run in which the invocation was first
+// seen ([Invocation.RunIndex]). An id names one invocation per run, but a
+// later run may reuse an id for a new invocation (PROTOCOL.md G10): two
+// entries then share a subagentRunId and differ in run. children lists the
+// ids of the invocations this one spawned, in start order; when an id
+// repeats there, its occurrences refer, in order, to the invocations with
+// that id whose parent this one is, as they appear in invocations (their
+// run tells them apart). A
+// step's status is open, closed or abandoned. Keys may be added in later
+// versions; none will be removed or renamed.
 //
 // # Identity and versions
 //

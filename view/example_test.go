@@ -85,6 +85,7 @@ func ExampleView_MarshalJSON() {
 	//   "invocations": [
 	//     {
 	//       "subagentRunId": "sa1",
+	//       "run": 0,
 	//       "name": "sa1",
 	//       "description": null,
 	//       "status": "unannounced",

@@ -28,7 +28,13 @@ const (
 	// Errored: SUBAGENT_ERROR; for the root, the last run errored or failed.
 	Errored Status = "errored"
 	// Abandoned: the run errored (RUN_ERROR), the transport broke or the
-	// stream was cancelled while the invocation was running (G11).
+	// stream was cancelled while the invocation was running (G11). An
+	// invocation seen only through attribution (Announced false) reads
+	// Abandoned when it had something open at that moment — a message, tool
+	// call, reasoning span or step it owned, which was abandoned with it —
+	// and stays Unannounced when it had nothing open. Attributed again in a
+	// later run, it reads Unannounced again; announced in a later run, it is
+	// the same invocation, running.
 	Abandoned Status = "abandoned"
 	// Unannounced: seen only through attribution, never announced by
 	// SUBAGENT_STARTED (R11); for the root, before the first run.
@@ -127,6 +133,14 @@ func (i *Invocation) ParentMessageID() string {
 
 // Status returns the invocation's status.
 func (i *Invocation) Status() Status { return Status(i.d().Status.String()) }
+
+// RunIndex returns the position in View.Runs of the run in which the
+// invocation was first seen: started, named by an attributed event, or
+// carried by history (RUN_STARTED.input, MESSAGES_SNAPSHOT). It stays the
+// same when a later run continues a suspended invocation, and tells apart
+// the invocations of an id reused in a later run (PROTOCOL.md G10). The
+// root returns 0: the parent agent takes part in every run.
+func (i *Invocation) RunIndex() int { return i.inf().Run }
 
 // Outcome returns SUBAGENT_FINISHED's outcome as sent: nil when absent
 // (success) or when the invocation has not finished.

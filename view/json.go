@@ -35,6 +35,7 @@ type jsonError struct {
 
 type jsonInvocation struct {
 	SubagentRunID       string                 `json:"subagentRunId"`
+	Run                 int                    `json:"run"`
 	Name                string                 `json:"name"`
 	Description         *string                `json:"description"`
 	Status              Status                 `json:"status"`
@@ -95,6 +96,7 @@ func (v *View) MarshalJSON() ([]byte, error) {
 		d := n.D().I
 		j := jsonInvocation{
 			SubagentRunID:       d.ID,
+			Run:                 d.Run,
 			Name:                inv.Name(),
 			Description:         d.Description,
 			Status:              Status(n.D().Status.String()),

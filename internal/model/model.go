@@ -39,34 +39,24 @@ type View struct{ st State }
 // NewView returns a View holding st. st must not be written afterwards.
 func NewView(st State) *View { return &View{st: st} }
 
+// Next returns a new, unpublished view holding a copy of v's state, for the
+// caller to change and then publish.
+func (v *View) Next() *View { return &View{st: v.st} }
+
 // S returns the view's state. Callers must not write through it.
 func (v *View) S() *State { return &v.st }
 
 // Inv is one invocation node of the tree: package view's Invocation is a
 // defined type of it. A node is never written once published; a change makes
-// a new node, so pointer equality between two views means "unchanged".
-// spare is room for the node's hot message (InvData.Hot), allocated with the
-// node because a streamed delta changes the node and one message together.
-type Inv struct {
-	d     InvData
-	spare Msg
-}
+// a new node, so pointer equality between two views means "unchanged". A
+// node is small (one cache line): a streamed delta copies it whole.
+type Inv struct{ d InvData }
 
-// NewInv returns a node holding d. d must not be written afterwards, and
-// d.Hot must be nil: a node's hot message lives in its own spare room.
+// NewInv returns a node holding d. d must not be written afterwards.
 func NewInv(d InvData) *Inv { return &Inv{d: d} }
 
-// Clone returns a private copy of i to change before publishing. The hot
-// message moves into the copy's own room, so that no node ever points into
-// another (which would keep old nodes, and what they hold, alive).
-func (i *Inv) Clone() *Inv {
-	c := &Inv{d: i.d}
-	if i.d.Hot != nil {
-		c.spare = *i.d.Hot
-		c.d.Hot = &c.spare
-	}
-	return c
-}
+// Clone returns a private copy of i to change before publishing.
+func (i *Inv) Clone() *Inv { return &Inv{d: i.d} }
 
 // D returns the node's data. Callers must not write through it.
 func (i *Inv) D() *InvData { return &i.d }
@@ -340,21 +330,21 @@ type Run struct {
 }
 
 // State is everything a view holds. The fields that change on almost every
-// event (counters and the invocation nodes) are held directly; the rest is
-// behind C and copied only by the events that change it, so that folding a
-// streamed delta copies a few words.
+// event (counters and the recently changed invocation nodes) are held
+// directly; the rest is behind C and copied only by the events that change
+// it, so that folding a streamed delta copies a few words.
 type State struct {
 	Step   uint64 // folds so far (events, refusals, ends); versions derive from it
 	Events int    // wire events seen
 
-	// Invocations: subagent nodes in first-seen order (read them with Inv,
-	// EachInv), and the root (the parent agent).
-	invs persist.Vector[*Inv]
+	// Invocations: the subagent nodes in first-seen order (C.invs; read them
+	// with Inv and EachInv), and the root (the parent agent).
+	//
 	// hot holds recently changed nodes, direct-mapped by key in groups of
-	// eight; invs is stale for a key whose node is here. Interleaved
+	// eight; C.invs is stale for a key whose node is here. Interleaved
 	// subagents each change their node on every delta; keeping the latest
 	// ones here costs copying one small group per event instead of a vector
-	// path, whatever the number of invocations.
+	// path (and the cold part), whatever the number of invocations.
 	hot  [hotGroups]*hotGroup
 	Root *Inv
 
@@ -372,7 +362,7 @@ type hotGroup [hotGroup8]*Inv
 func (s *State) hotAt(key int) *Inv {
 	slot := key % hotInvs
 	if g := s.hot[slot/hotGroup8]; g != nil {
-		if h := g[slot%hotGroup8]; h != nil && h.d.Key == key {
+		if h := g[slot%hotGroup8]; h != nil && int(h.d.Key) == key {
 			return h
 		}
 	}
@@ -380,21 +370,24 @@ func (s *State) hotAt(key int) *Inv {
 }
 
 // NInvs returns the number of subagent nodes.
-func (s *State) NInvs() int { return s.invs.Len() }
+func (s *State) NInvs() int { return s.C.invs.Len() }
 
 // Inv returns subagent node key (0 ≤ key < NInvs).
 func (s *State) Inv(key int) *Inv {
 	if h := s.hotAt(key); h != nil {
 		return h
 	}
-	return s.invs.At(key)
+	return s.C.invs.At(key)
 }
 
-// SetInvs stores the nodes ns (each under its Key); s must be a private copy.
-func (s *State) SetInvs(ns ...*Inv) {
+// SetInvs stores the nodes ns (each under its Key); s must be a private
+// copy. A node that leaves the hot groups is written back to the cold part:
+// cold returns it as a private copy (copying it on first use), and is
+// called only then.
+func (s *State) SetInvs(cold func() *Cold, ns ...*Inv) {
 	var copied [hotGroups]bool
 	for _, n := range ns {
-		key := n.d.Key
+		key := int(n.d.Key)
 		slot := key % hotInvs
 		gi := slot / hotGroup8
 		if !copied[gi] {
@@ -406,26 +399,27 @@ func (s *State) SetInvs(ns ...*Inv) {
 			copied[gi] = true
 		}
 		p := &s.hot[gi][slot%hotGroup8]
-		if h := *p; h != nil && h.d.Key != key {
-			s.invs = s.invs.Set(h.d.Key, h)
+		if h := *p; h != nil && h.d.Key != n.d.Key {
+			c := cold()
+			c.invs = c.invs.Set(int(h.d.Key), h)
 		}
 		*p = n
 	}
 }
 
 // AppendInv adds node n as the last subagent node and returns its key; s
-// must be a private copy.
+// and s.C must be private copies.
 func (s *State) AppendInv(n *Inv) int {
-	key := s.invs.Len()
-	n.d.Key = key
-	s.invs = s.invs.Append(n)
+	key := s.C.invs.Len()
+	n.d.Key = int32(key)
+	s.C.invs = s.C.invs.Append(n)
 	return key
 }
 
 // EachInv calls fn for each subagent node in first-seen order until fn
 // returns false.
 func (s *State) EachInv(fn func(*Inv) bool) {
-	for key, n := range s.invs.All() {
+	for key, n := range s.C.invs.All() {
 		if h := s.hotAt(key); h != nil {
 			n = h
 		}
@@ -455,6 +449,8 @@ type Cold struct {
 	SpanOwner persist.Map[Owner]
 
 	InvIDs persist.Map[int] // subagent id → its latest node
+	// invs are the subagent nodes by key, stale for the keys in State.hot.
+	invs persist.Vector[*Inv]
 
 	Doc     patch.Document // the run-scoped state
 	DocBy   Owner          // who last changed it (provenance)
@@ -468,64 +464,159 @@ type Cold struct {
 
 // InvData is one invocation: a subagent, or the root (the parent agent). The
 // fields streamed events change are held directly; the rest is behind I.
+//
+// Msgs are the messages tagged with this invocation, in creation order (nil:
+// none yet); an entry is nil when its message moved or was removed. The
+// vector is held by pointer to keep this struct small: it changes once per
+// message, the struct once per event. One message, at HotPos, may be hot:
+// its latest version is described here rather than stored in the vector,
+// so that a run of changes to one message copies this struct and not a
+// vector path. hot, when set, is that latest version (a message of its own,
+// never written once published, shared by successive versions of the node);
+// otherwise the vector entry is. When textHot is set, the message's content
+// is hotText on top of that version: a streamed delta appends to hotText and
+// copies no message at all. Read messages with MsgAt, Msg and EachMsg;
+// change them with Inv.SetMsg, Inv.AppendText and AppendMsg.
 type InvData struct {
-	Key     int // position among the subagent nodes; -1 for the root
+	Key     int32 // position among the subagent nodes; -1 for the root
+	HotPos  int32
 	Status  InvStatus
+	textHot bool
 	Version uint64
-	// Msgs are the messages tagged with this invocation, in creation order;
-	// nil = moved or removed. The entry at HotPos is stale when Hot is set:
-	// the message being streamed into is kept in Hot, so that a run of
-	// deltas into one message copies this struct and not a vector path.
-	Msgs   persist.Vector[*Msg]
-	Hot    *Msg
-	HotPos int
-	I      *InvInfo
+	Msgs    *persist.Vector[*Msg]
+	hot     *Msg
+	I       *InvInfo
+	hotText persist.Text
 }
 
-// MsgAt returns the message at position pos of d's messages (nil: moved or
-// removed).
-func (d *InvData) MsgAt(pos int) *Msg {
-	if d.Hot != nil && pos == d.HotPos {
-		return d.Hot
+// hasHot reports whether a message is hot.
+func (d *InvData) hasHot() bool { return d.hot != nil || d.textHot }
+
+// stored returns the latest stored version of message pos, without the
+// streamed text a hot message may have on top.
+func (d *InvData) stored(pos int) *Msg {
+	if d.hot != nil && int(d.HotPos) == pos {
+		return d.hot
 	}
 	return d.Msgs.At(pos)
 }
 
+// Msg returns the message at position pos of d's messages by value, and
+// false when it moved or was removed. It does not allocate.
+func (d *InvData) Msg(pos int) (Msg, bool) {
+	m := d.stored(pos)
+	if m == nil {
+		return Msg{}, false
+	}
+	c := *m
+	if d.textHot && int(d.HotPos) == pos {
+		c.Text, c.HasText = d.hotText, true
+	}
+	return c, true
+}
+
+// MsgAt returns the message at position pos of d's messages (nil: moved or
+// removed). Callers must not write through it. For a message whose text is
+// streaming (hot text) it is a fresh copy.
+func (d *InvData) MsgAt(pos int) *Msg {
+	m := d.stored(pos)
+	if m != nil && d.textHot && int(d.HotPos) == pos {
+		c := *m
+		c.Text, c.HasText = d.hotText, true
+		return &c
+	}
+	return m
+}
+
+// MsgID returns the id of the message at position pos of d's messages, and
+// false when it moved or was removed. It does not allocate.
+func (d *InvData) MsgID(pos int) (string, bool) {
+	if m := d.stored(pos); m != nil {
+		return m.ID, true
+	}
+	return "", false
+}
+
+// setMsg stores m at position pos of d's message vector.
+func (d *InvData) setMsg(pos int, m *Msg) {
+	v := d.Msgs.Set(pos, m)
+	d.Msgs = &v
+}
+
+// writeBack stores the hot message into the vector; d has one.
+func (d *InvData) writeBack() {
+	pos := int(d.HotPos)
+	m := d.stored(pos)
+	if d.textHot {
+		c := *m
+		c.Text, c.HasText = d.hotText, true
+		m = &c
+	}
+	d.setMsg(pos, m)
+	d.hot, d.textHot, d.hotText = nil, false, persist.Text{}
+}
+
 // SetMsg stores a copy of m (nil: a hole) at position pos of the node's
-// messages; i must not be published yet. The message is kept in the node's
-// own spare room, so that a run of deltas into one message allocates no
-// message; the previous hot message, if another, is written back to the
-// vector.
+// messages; i must not be published yet. The copy becomes the node's hot
+// message, so that a run of changes to one message allocates one message
+// each and copies no vector path; the previous hot message, if another, is
+// written back to the vector.
 func (i *Inv) SetMsg(pos int, m *Msg) {
 	d := &i.d
-	if d.Hot != nil && d.HotPos != pos {
-		c := *d.Hot
-		d.Msgs = d.Msgs.Set(d.HotPos, &c)
-		d.Hot = nil
+	if d.hasHot() && int(d.HotPos) != pos {
+		d.writeBack()
 	}
+	d.textHot, d.hotText = false, persist.Text{}
 	if m == nil {
-		d.Hot = nil
-		d.Msgs = d.Msgs.Set(pos, nil)
+		d.hot = nil
+		d.setMsg(pos, nil)
 		return
 	}
-	i.spare = *m
-	d.Hot, d.HotPos = &i.spare, pos
+	c := *m
+	d.hot, d.HotPos = &c, int32(pos)
+}
+
+// AppendText appends a streamed delta to the text content of the message at
+// position pos of the node's messages, which must hold one whose content is
+// text or absent (it is text afterwards); i must not be published yet. The
+// text becomes the node's hot text: a run of deltas into one message copies
+// no message. The previous hot message, if another, is written back to the
+// vector.
+func (i *Inv) AppendText(pos int, delta string) {
+	d := &i.d
+	if d.textHot && int(d.HotPos) == pos {
+		d.hotText = d.hotText.Append(delta)
+		return
+	}
+	if d.hasHot() && int(d.HotPos) != pos {
+		d.writeBack()
+	}
+	d.hotText = d.stored(pos).Text.Append(delta)
+	d.HotPos, d.textHot = int32(pos), true
 }
 
 // AppendMsg adds m after d's messages and returns its position; d must be a
 // private copy.
 func (d *InvData) AppendMsg(m *Msg) int {
-	pos := d.Msgs.Len()
-	d.Msgs = d.Msgs.Append(m)
+	var v persist.Vector[*Msg]
+	if d.Msgs != nil {
+		v = *d.Msgs
+	}
+	pos := v.Len()
+	v = v.Append(m)
+	d.Msgs = &v
 	return pos
 }
 
 // EachMsg calls fn for each message of d in creation order, skipping the
 // moved and removed ones, until fn returns false.
 func (d *InvData) EachMsg(fn func(*Msg) bool) {
+	if d.Msgs == nil {
+		return
+	}
 	for i, m := range d.Msgs.All() {
-		if d.Hot != nil && i == d.HotPos {
-			m = d.Hot
+		if d.hasHot() && i == int(d.HotPos) {
+			m = d.MsgAt(i)
 		}
 		if m != nil && !fn(m) {
 			return
@@ -550,7 +641,7 @@ type InvInfo struct {
 	Children    persist.Vector[string] // ids of the invocations it spawned, in start order
 	Steps       persist.Vector[Step]
 	Spans       persist.Vector[Span]
-	Run         int // the run it was last started (or first seen) in
+	Run         int // the run the node was first seen in (started, attributed or in history)
 	First       int // index of the event that first named it
 }
 
@@ -591,14 +682,13 @@ type Msg struct {
 	// activity, I.Raw for an array of parts; all unset = absent.
 	Text    persist.Text
 	HasText bool
-	Chunks  uint8 // deltas appended to Text since it was last joined
 	Status  EntStatus
 
-	// Calls are an assistant message's tool calls: an immutable slice,
-	// copied on write (a message holds few calls). HasCalls: the toolCalls
-	// key is present (it may be empty).
-	Calls    []*Call
+	// HasCalls: the toolCalls key is present (it may be empty). Calls are an
+	// assistant message's tool calls: an immutable slice, copied on write (a
+	// message holds few calls).
 	HasCalls bool
+	Calls    []*Call
 
 	I *MsgInfo
 }
@@ -621,24 +711,6 @@ type MsgInfo struct {
 // Kind returns the message's kind.
 func (m *Msg) Kind() Kind { return KindOf(m.Role) }
 
-// JoinEvery is how many streamed deltas a Text gathers before the reducer
-// joins it. A joined Text holds one pointer-free buffer instead of a chain of
-// chunks, so the garbage collector has a few objects to scan per message
-// rather than three pointers per delta; joining every JoinEvery deltas costs
-// O(1) amortised per byte (persist.Text extends its buffer in place).
-const JoinEvery = 32
-
-// AppendText appends a streamed delta to t, joining it every JoinEvery
-// deltas; n counts the deltas since the last join.
-func AppendText(t persist.Text, n uint8, delta string) (persist.Text, uint8) {
-	t = t.Append(delta)
-	if n++; n >= JoinEvery {
-		_ = t.String()
-		n = 0
-	}
-	return t, n
-}
-
 // WithInfo returns a copy of m whose info is a private copy the caller may
 // change before publishing.
 func (m *Msg) WithInfo() *Msg {
@@ -654,7 +726,6 @@ type Call struct {
 	ID     string
 	Name   string
 	Args   persist.Text
-	Chunks uint8 // deltas appended to Args since they were last joined
 	Status EntStatus
 	I      *CallInfo
 }

@@ -61,20 +61,31 @@ func TestMeta(t *testing.T) {
 }
 
 func TestStateInvCache(t *testing.T) {
-	s := NewView(State{}).S()
+	s := NewView(State{C: &Cold{}}).S()
+	private := func() *Cold { return s.C }
 	var nodes []*Inv
 	for i := range 3 * hotInvs {
 		n := NewInv(InvData{I: &InvInfo{ID: string(rune('a' + i))}})
 		s.AppendInv(n)
-		s.SetInvs(n)
+		s.SetInvs(private, n)
 		nodes = append(nodes, n)
 	}
 	old := *s
+	copies := 0
+	cold := func() *Cold {
+		if copies == 0 {
+			c := *s.C
+			s.C = &c
+		}
+		copies++
+		return s.C
+	}
 	for i := range nodes {
 		n := NewInv(*nodes[i].D())
 		n.D().Status = InvErrored
-		s.SetInvs(n)
+		s.SetInvs(cold, n)
 	}
+	assert.NotZero(t, copies, "nodes leaving the hot groups are written back to a private cold part")
 	for i := range nodes {
 		assert.Equal(t, InvErrored, s.Inv(i).D().Status, "node %d is the latest", i)
 		assert.Same(t, nodes[i], old.Inv(i), "the older state still sees node %d as it was", i)

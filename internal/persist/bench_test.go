@@ -135,6 +135,21 @@ func BenchmarkSeqAppend(b *testing.B) {
 				_ = s.Append("new")
 			}
 		})
+		b.Run(fmt.Sprintf("n=%d/stream", n), func(b *testing.B) {
+			keys := make([]string, 100_000)
+			for i := range keys {
+				keys[i] = "new-" + strconv.Itoa(i)
+			}
+			b.ReportAllocs()
+			w, i := s, 0
+			for b.Loop() {
+				if i == len(keys) {
+					w, i = s, 0
+				}
+				w = w.Append(keys[i])
+				i++
+			}
+		})
 		b.Run(fmt.Sprintf("n=%d/InsertAfter", n), func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0

@@ -21,28 +21,39 @@ const (
 )
 
 // Map is a persistent hash map from string keys to values of type V: a hash
-// array mapped trie (HAMT) with 32-way nodes. The zero value is an empty map.
+// array mapped trie (HAMT) with 32-way nodes in the compressed layout of
+// Steindorfer and Vinju's CHAMP, where each node keeps its entries and its
+// links to deeper nodes in two separate dense arrays. The zero value is an
+// empty map.
 //
-// Costs: Len is O(1); Get, Set and Delete are O(log₃₂ n) expected, and Set
-// and Delete copy one node (at most 32 slots) per level. Iteration order is
-// unspecified but deterministic for a given Map value within a process.
+// Costs: Len is O(1); Get, Set and Delete are O(log₃₂ n) expected. Set and
+// Delete copy one node per level: the upper levels of a large map hold only
+// links (at most 32 pointers each), and entries live in the few nodes near
+// the bottom of the path, so an update copies a few hundred bytes whatever
+// the size of V. Iteration order is unspecified but deterministic for a
+// given Map value within a process.
 type Map[V any] struct {
 	root *mapNode[V]
 	n    int
 }
 
-// mapNode is a trie node. Below mapMaxShift, bitmap has one bit per occupied
-// 5-bit hash fragment and slots holds the occupied entries in fragment order;
-// at mapMaxShift, bitmap is unused and slots is a list of full-hash
-// collisions. Nodes are never written after they are reachable from a Map.
+// mapNode is a trie node. Below mapMaxShift, datamap has one bit per 5-bit
+// hash fragment that holds an entry and nodemap one bit per fragment that
+// holds a deeper node (never both); entries and kids hold them in fragment
+// order. At mapMaxShift both bitmaps are zero, kids is empty and entries is
+// a list of full-hash collisions. A node below the root always holds at
+// least two entries or one deeper node (a lone entry moves up into its
+// parent). Nodes, and the arrays they point to, are never written after
+// they are reachable from a Map.
 type mapNode[V any] struct {
-	bitmap uint32
-	slots  []mapSlot[V]
+	datamap uint32
+	nodemap uint32
+	entries []mapEntry[V]
+	kids    []*mapNode[V]
 }
 
-// mapSlot is either an entry (sub == nil) or a link to a deeper node.
-type mapSlot[V any] struct {
-	sub  *mapNode[V]
+// mapEntry is one key and its value.
+type mapEntry[V any] struct {
 	hash uint64
 	key  string
 	val  V
@@ -57,35 +68,34 @@ func (m Map[V]) Get(k string) (V, bool) { return m.get(hashString(k), k) }
 
 // get is Get for a key whose hash is h.
 func (m Map[V]) get(h uint64, k string) (V, bool) {
-	if m.root != nil {
-		node := m.root
-		for shift := uint(0); ; shift += mapBits {
-			if shift >= mapMaxShift {
-				for _, s := range node.slots {
-					if s.key == k {
-						return s.val, true
-					}
+	node := m.root
+	for shift := uint(0); node != nil; shift += mapBits {
+		if shift >= mapMaxShift {
+			for i := range node.entries {
+				if e := &node.entries[i]; e.key == k {
+					return e.val, true
 				}
-				break
-			}
-			bit := uint32(1) << ((h >> shift) & mapMask)
-			if node.bitmap&bit == 0 {
-				break
-			}
-			s := &node.slots[bits.OnesCount32(node.bitmap&(bit-1))]
-			if s.sub != nil {
-				node = s.sub
-				continue
-			}
-			if s.hash == h && s.key == k {
-				return s.val, true
 			}
 			break
 		}
+		bit := uint32(1) << ((h >> shift) & mapMask)
+		if node.datamap&bit != 0 {
+			if e := &node.entries[index(node.datamap, bit)]; e.hash == h && e.key == k {
+				return e.val, true
+			}
+			break
+		}
+		if node.nodemap&bit == 0 {
+			break
+		}
+		node = node.kids[index(node.nodemap, bit)]
 	}
 	var zero V
 	return zero, false
 }
+
+// index returns the position of bit's item among the items bitmap marks.
+func index(bitmap, bit uint32) int { return bits.OnesCount32(bitmap & (bit - 1)) }
 
 // Has reports whether m has an entry for k.
 func (m Map[V]) Has(k string) bool {
@@ -98,100 +108,135 @@ func (m Map[V]) Set(k string, v V) Map[V] { return m.set(hashString(k), k, v) }
 
 // set is Set for a key whose hash is h.
 func (m Map[V]) set(h uint64, k string, v V) Map[V] {
-	leaf := mapSlot[V]{hash: h, key: k, val: v}
+	e := mapEntry[V]{hash: h, key: k, val: v}
 	if m.root == nil {
-		return Map[V]{root: singleton(0, leaf), n: 1}
+		return Map[V]{root: &mapNode[V]{datamap: 1 << (h & mapMask), entries: []mapEntry[V]{e}}, n: 1}
 	}
-	root, added := mapSet(m.root, 0, leaf)
+	root, added := mapSet(m.root, 0, &e)
 	if added {
 		return Map[V]{root: root, n: m.n + 1}
 	}
 	return Map[V]{root: root, n: m.n}
 }
 
-// singleton returns a node at the given shift holding only leaf.
-func singleton[V any](shift uint, leaf mapSlot[V]) *mapNode[V] {
+// mapSet returns a copy of node with e stored, and whether its key was new.
+func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], bool) {
 	if shift >= mapMaxShift {
-		return &mapNode[V]{slots: []mapSlot[V]{leaf}}
-	}
-	return &mapNode[V]{bitmap: 1 << ((leaf.hash >> shift) & mapMask), slots: []mapSlot[V]{leaf}}
-}
-
-// mapSet returns a copy of node with leaf stored, and whether the key was new.
-func mapSet[V any](node *mapNode[V], shift uint, leaf mapSlot[V]) (*mapNode[V], bool) {
-	if shift >= mapMaxShift {
-		for i, s := range node.slots {
-			if s.key == leaf.key {
-				return node.withSlot(i, leaf), false
+		for i := range node.entries {
+			if node.entries[i].key == e.key {
+				return node.withEntry(i, e), false
 			}
 		}
-		return node.withInserted(len(node.slots), 0, leaf), true
+		c := &mapNode[V]{entries: make([]mapEntry[V], len(node.entries)+1)}
+		copy(c.entries, node.entries)
+		c.entries[len(node.entries)] = *e
+		return c, true
 	}
-	bit := uint32(1) << ((leaf.hash >> shift) & mapMask)
-	i := bits.OnesCount32(node.bitmap & (bit - 1))
-	if node.bitmap&bit == 0 {
-		return node.withInserted(i, bit, leaf), true
-	}
-	s := node.slots[i]
+	bit := uint32(1) << ((e.hash >> shift) & mapMask)
 	switch {
-	case s.sub != nil:
-		sub, added := mapSet(s.sub, shift+mapBits, leaf)
-		return node.withSlot(i, mapSlot[V]{sub: sub}), added
-	case s.key == leaf.key:
-		return node.withSlot(i, leaf), false
+	case node.datamap&bit != 0:
+		i := index(node.datamap, bit)
+		old := &node.entries[i]
+		if old.hash == e.hash && old.key == e.key {
+			return node.withEntry(i, e), false
+		}
+		// Two keys share this fragment: both move down into a new node.
+		return node.entryToKid(i, bit, mergeEntries(shift+mapBits, old, e)), true
+	case node.nodemap&bit != 0:
+		i := index(node.nodemap, bit)
+		kid, added := mapSet(node.kids[i], shift+mapBits, e)
+		return node.withKid(i, kid), added
 	default:
-		return node.withSlot(i, mapSlot[V]{sub: mergeLeaves(shift+mapBits, s, leaf)}), true
+		i := index(node.datamap, bit)
+		c := &mapNode[V]{datamap: node.datamap | bit, nodemap: node.nodemap, kids: node.kids,
+			entries: make([]mapEntry[V], len(node.entries)+1)}
+		copy(c.entries, node.entries[:i])
+		c.entries[i] = *e
+		copy(c.entries[i+1:], node.entries[i:])
+		return c, true
 	}
 }
 
-// mergeLeaves returns a node at the given shift holding the two distinct
-// entries a and b, whose hash fragments agree above shift.
-func mergeLeaves[V any](shift uint, a, b mapSlot[V]) *mapNode[V] {
+// mergeEntries returns a node at the given shift holding the two entries a
+// and b, whose keys differ and whose hashes agree below shift.
+func mergeEntries[V any](shift uint, a, b *mapEntry[V]) *mapNode[V] {
 	if shift >= mapMaxShift {
-		return &mapNode[V]{slots: []mapSlot[V]{a, b}}
+		return &mapNode[V]{entries: []mapEntry[V]{*a, *b}}
 	}
 	fa, fb := (a.hash>>shift)&mapMask, (b.hash>>shift)&mapMask
 	switch {
 	case fa == fb:
-		return &mapNode[V]{bitmap: 1 << fa, slots: []mapSlot[V]{{sub: mergeLeaves(shift+mapBits, a, b)}}}
+		return &mapNode[V]{nodemap: 1 << fa, kids: []*mapNode[V]{mergeEntries(shift+mapBits, a, b)}}
 	case fa < fb:
-		return &mapNode[V]{bitmap: 1<<fa | 1<<fb, slots: []mapSlot[V]{a, b}}
+		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []mapEntry[V]{*a, *b}}
 	default:
-		return &mapNode[V]{bitmap: 1<<fa | 1<<fb, slots: []mapSlot[V]{b, a}}
+		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []mapEntry[V]{*b, *a}}
 	}
 }
 
-// withSlot returns a copy of n with slot i replaced by s.
-func (n *mapNode[V]) withSlot(i int, s mapSlot[V]) *mapNode[V] {
-	slots := make([]mapSlot[V], len(n.slots))
-	copy(slots, n.slots)
-	slots[i] = s
-	return &mapNode[V]{bitmap: n.bitmap, slots: slots}
+// withEntry returns a copy of n with entry i replaced by e.
+func (n *mapNode[V]) withEntry(i int, e *mapEntry[V]) *mapNode[V] {
+	entries := make([]mapEntry[V], len(n.entries))
+	copy(entries, n.entries)
+	entries[i] = *e
+	return &mapNode[V]{datamap: n.datamap, nodemap: n.nodemap, entries: entries, kids: n.kids}
 }
 
-// withInserted returns a copy of n with s inserted at slot i and bit set.
-func (n *mapNode[V]) withInserted(i int, bit uint32, s mapSlot[V]) *mapNode[V] {
-	slots := make([]mapSlot[V], len(n.slots)+1)
-	copy(slots, n.slots[:i])
-	slots[i] = s
-	copy(slots[i+1:], n.slots[i:])
-	return &mapNode[V]{bitmap: n.bitmap | bit, slots: slots}
+// withKid returns a copy of n with kid i replaced by kid.
+func (n *mapNode[V]) withKid(i int, kid *mapNode[V]) *mapNode[V] {
+	kids := make([]*mapNode[V], len(n.kids))
+	copy(kids, n.kids)
+	kids[i] = kid
+	return &mapNode[V]{datamap: n.datamap, nodemap: n.nodemap, entries: n.entries, kids: kids}
 }
 
-// withRemoved returns a copy of n without slot i and bit, or nil when that
-// leaves it empty.
-func (n *mapNode[V]) withRemoved(i int, bit uint32) *mapNode[V] {
-	if len(n.slots) == 1 {
-		return nil
+// withoutEntry returns a copy of n without entry i (at fragment bit).
+func (n *mapNode[V]) withoutEntry(i int, bit uint32) *mapNode[V] {
+	var entries []mapEntry[V]
+	if len(n.entries) > 1 {
+		entries = make([]mapEntry[V], len(n.entries)-1)
+		copy(entries, n.entries[:i])
+		copy(entries[i:], n.entries[i+1:])
 	}
-	slots := make([]mapSlot[V], len(n.slots)-1)
-	copy(slots, n.slots[:i])
-	copy(slots[i:], n.slots[i+1:])
-	return &mapNode[V]{bitmap: n.bitmap &^ bit, slots: slots}
+	return &mapNode[V]{datamap: n.datamap &^ bit, nodemap: n.nodemap, entries: entries, kids: n.kids}
 }
 
-// Delete returns a map equal to m without an entry for k. It returns m itself
-// when m has no entry for k.
+// entryToKid returns a copy of n where the entry i at fragment bit is
+// replaced by the deeper node kid.
+func (n *mapNode[V]) entryToKid(i int, bit uint32, kid *mapNode[V]) *mapNode[V] {
+	c := n.withoutEntry(i, bit)
+	j := index(n.nodemap, bit)
+	c.nodemap |= bit
+	c.kids = make([]*mapNode[V], len(n.kids)+1)
+	copy(c.kids, n.kids[:j])
+	c.kids[j] = kid
+	copy(c.kids[j+1:], n.kids[j:])
+	return c
+}
+
+// kidToEntry returns a copy of n where the deeper node i at fragment bit is
+// replaced by the entry e (the last entry left below it).
+func (n *mapNode[V]) kidToEntry(i int, bit uint32, e *mapEntry[V]) *mapNode[V] {
+	c := &mapNode[V]{datamap: n.datamap | bit, nodemap: n.nodemap &^ bit}
+	if len(n.kids) > 1 {
+		c.kids = make([]*mapNode[V], len(n.kids)-1)
+		copy(c.kids, n.kids[:i])
+		copy(c.kids[i:], n.kids[i+1:])
+	}
+	j := index(n.datamap, bit)
+	c.entries = make([]mapEntry[V], len(n.entries)+1)
+	copy(c.entries, n.entries[:j])
+	c.entries[j] = *e
+	copy(c.entries[j+1:], n.entries[j:])
+	return c
+}
+
+// lone reports whether n holds exactly one entry and nothing else, so that
+// its parent can hold the entry instead.
+func (n *mapNode[V]) lone() bool { return len(n.entries) == 1 && len(n.kids) == 0 }
+
+// Delete returns a map equal to m without an entry for k. It returns m
+// itself when m has no entry for k.
 func (m Map[V]) Delete(k string) Map[V] { return m.delete(hashString(k), k) }
 
 // delete is Delete for a key whose hash is h.
@@ -203,48 +248,48 @@ func (m Map[V]) delete(h uint64, k string) Map[V] {
 	if !removed {
 		return m
 	}
+	if len(root.entries) == 0 && len(root.kids) == 0 {
+		root = nil
+	}
 	return Map[V]{root: root, n: m.n - 1}
 }
 
-// mapDelete returns a copy of node without key k (nil if that empties it)
-// and whether k was present. A child left with a single entry is folded into
-// its parent, so the trie stays as shallow as its keys require.
+// mapDelete returns a copy of node without k, and whether k was there; it
+// returns node itself when k was not. The copy may be empty (only for the
+// root) or lone (only below it: its parent takes the entry up).
 func mapDelete[V any](node *mapNode[V], shift uint, h uint64, k string) (*mapNode[V], bool) {
 	if shift >= mapMaxShift {
-		for i, s := range node.slots {
-			if s.key == k {
-				return node.withRemoved(i, 0), true
+		for i := range node.entries {
+			if node.entries[i].key == k {
+				return node.withoutEntry(i, 0), true
 			}
 		}
 		return node, false
 	}
 	bit := uint32(1) << ((h >> shift) & mapMask)
-	if node.bitmap&bit == 0 {
-		return node, false
-	}
-	i := bits.OnesCount32(node.bitmap & (bit - 1))
-	s := node.slots[i]
-	if s.sub == nil {
-		if s.hash != h || s.key != k {
+	switch {
+	case node.datamap&bit != 0:
+		i := index(node.datamap, bit)
+		if e := &node.entries[i]; e.hash != h || e.key != k {
 			return node, false
 		}
-		return node.withRemoved(i, bit), true
+		return node.withoutEntry(i, bit), true
+	case node.nodemap&bit != 0:
+		i := index(node.nodemap, bit)
+		kid, removed := mapDelete(node.kids[i], shift+mapBits, h, k)
+		switch {
+		case !removed:
+			return node, false
+		case kid.lone():
+			return node.kidToEntry(i, bit, &kid.entries[0]), true
+		default:
+			return node.withKid(i, kid), true
+		}
 	}
-	sub, removed := mapDelete(s.sub, shift+mapBits, h, k)
-	switch {
-	case !removed:
-		return node, false
-	case sub == nil:
-		return node.withRemoved(i, bit), true
-	case len(sub.slots) == 1 && sub.slots[0].sub == nil:
-		return node.withSlot(i, sub.slots[0]), true
-	default:
-		return node.withSlot(i, mapSlot[V]{sub: sub}), true
-	}
+	return node, false
 }
 
-// All returns an iterator over the entries of m. The order is unspecified but
-// the same on every call for a given m within a process.
+// All returns an iterator over the entries of m.
 func (m Map[V]) All() iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
 		if m.root != nil {
@@ -264,16 +309,16 @@ func (m Map[V]) Keys() iter.Seq[string] {
 	}
 }
 
-// each yields the entries under n in slot order; it reports false when yield
-// asked to stop.
+// each yields the entries of n and then those below it, until yield returns
+// false; it reports whether yield never did.
 func (n *mapNode[V]) each(yield func(string, V) bool) bool {
-	for i := range n.slots {
-		s := &n.slots[i]
-		if s.sub != nil {
-			if !s.sub.each(yield) {
-				return false
-			}
-		} else if !yield(s.key, s.val) {
+	for i := range n.entries {
+		if e := &n.entries[i]; !yield(e.key, e.val) {
+			return false
+		}
+	}
+	for _, kid := range n.kids {
+		if !kid.each(yield) {
 			return false
 		}
 	}

@@ -3,6 +3,7 @@ package persist
 import (
 	"fmt"
 	"iter"
+	"sync/atomic"
 )
 
 // Seq is a persistent sequence of unique string keys in an order the caller
@@ -11,17 +12,24 @@ import (
 // call). The zero value is empty.
 //
 // Each key carries a hidden order label, a byte string; labels sort like the
-// sequence. A [Map] finds a key's label and a persistent treap ordered by
-// label (priorities from the key hash, so the shape is deterministic) finds
-// neighbours and positions. Costs: Len is O(1) and Has O(log₃₂ n);
-// Append, InsertAfter, Remove, Next, Index and At are O(log n) expected,
-// times the cost of comparing labels. Appended labels grow as log₂₅₅ n bytes;
-// a chain of inserts into one gap, each after the previous one, grows labels
-// by a byte per 255 inserts; repeatedly inserting directly after the same key
-// grows them by a byte per insert.
+// sequence. A [Map] finds a key's label. The last keys (at most 32) live in a
+// small sorted tail that appends extend in place, the way [Vector] does; the
+// rest live in a persistent treap ordered by label (priorities from the key
+// hash, so the shape is deterministic), which takes in the whole tail when it
+// is full. Costs: Len is O(1) and Has O(log₃₂ n); Append is O(log₃₂ n)
+// amortised (the label index, and a treap join once per 32 appends); a change
+// within the tail (InsertAfter or Remove of one of the last keys) copies the
+// tail; elsewhere InsertAfter and Remove are O(log n) expected; Next, Index
+// and At are O(log n) expected; all times the cost of comparing labels.
+// Appended labels grow as log₂₅₅ n bytes; a chain of inserts into one gap,
+// each after the previous one, grows labels by a byte per 255 inserts;
+// repeatedly inserting directly after the same key grows them by a byte per
+// insert.
 type Seq struct {
 	labels Map[string]
 	root   *seqNode
+	tail   *seqTail
+	tn     int // keys in the tail: tail.items[:tn]
 }
 
 // seqNode is a treap node. Nodes are never written after they are reachable
@@ -32,6 +40,63 @@ type seqNode struct {
 	key         string
 	prio        uint64
 	size        int // nodes in this subtree
+}
+
+// seqItem is one key of the tail and its label.
+type seqItem struct {
+	label, key string
+}
+
+// seqTailMax is the most keys a tail holds.
+const seqTailMax = 32
+
+// seqTail holds the last keys of a Seq, in order; every label in it is
+// greater than every label in the treap. used counts the items claimed by
+// some Seq; items at or beyond a Seq's own tn are invisible to it, so the
+// first Append to claim item i by compare-and-swap may write it. Items below
+// used are never written again.
+//
+// A full tail also remembers the treap it last made by joining its items to a
+// treap (merged), so that appending to the same full value again, as
+// branching does, does not rebuild it.
+type seqTail struct {
+	used   atomic.Int32
+	items  []seqItem // fixed length: the capacity
+	merged atomic.Pointer[seqMerged]
+}
+
+// seqMerged is a treap root and the join of that root with a full tail.
+type seqMerged struct {
+	root, joined *seqNode
+}
+
+// joinTo returns the treap holding the keys of root and then those of the
+// full tail t.
+func (t *seqTail) joinTo(root *seqNode) *seqNode {
+	if m := t.merged.Load(); m != nil && m.root == root {
+		return m.joined
+	}
+	joined := treapMerge(root, treapOf(t.items))
+	t.merged.Store(&seqMerged{root: root, joined: joined})
+	return joined
+}
+
+// newSeqTail returns a tail holding the items of head, then it (unless
+// skip), then the items of rest, with room to grow (up to seqTailMax items).
+func newSeqTail(head []seqItem, it seqItem, skip bool, rest []seqItem) *seqTail {
+	n := len(head) + len(rest)
+	if !skip {
+		n++
+	}
+	t := &seqTail{items: make([]seqItem, min(max(4, 2*n), seqTailMax))}
+	i := copy(t.items, head)
+	if !skip {
+		t.items[i] = it
+		i++
+	}
+	copy(t.items[i:], rest)
+	t.used.Store(int32(n))
+	return t
 }
 
 func (n *seqNode) count() int {
@@ -55,6 +120,39 @@ func (s Seq) Len() int { return s.labels.Len() }
 // Has reports whether k is in s.
 func (s Seq) Has(k string) bool { return s.labels.Has(k) }
 
+// items returns the keys of the tail.
+func (s Seq) items() []seqItem {
+	if s.tn == 0 {
+		return nil
+	}
+	return s.tail.items[:s.tn]
+}
+
+// inTail reports whether label is at or after the first label of the tail,
+// and if so the position of the first tail item not below it.
+func (s Seq) inTail(label string) (int, bool) {
+	items := s.items()
+	if len(items) == 0 || label < items[0].label {
+		return 0, false
+	}
+	i := 0
+	for i < len(items) && items[i].label < label {
+		i++
+	}
+	return i, true
+}
+
+// lastLabel returns the label of the last key, "" when s is empty.
+func (s Seq) lastLabel() string {
+	if s.tn > 0 {
+		return s.tail.items[s.tn-1].label
+	}
+	if last := s.root.last(); last != nil {
+		return last.label
+	}
+	return ""
+}
+
 // Append returns s with k added at the end. It panics if k is already in s:
 // keys are unique, and adding one twice is a bug in the caller.
 func (s Seq) Append(k string) Seq {
@@ -62,10 +160,27 @@ func (s Seq) Append(k string) Seq {
 		panic(fmt.Sprintf("persist: Seq.Append: key %q is already present", k))
 	}
 	label := firstLabel
-	if last := s.root.last(); last != nil {
-		label = labelAfter(last.label)
+	if last := s.lastLabel(); last != "" {
+		label = labelAfter(last)
 	}
-	return s.insert(k, label)
+	return s.push(seqItem{label: label, key: k})
+}
+
+// push returns s with it added after every key; its label is greater than
+// every label in s.
+func (s Seq) push(it seqItem) Seq {
+	labels := s.labels.Set(it.key, it.label)
+	t := s.tail
+	switch {
+	case t != nil && s.tn < len(t.items) && t.used.CompareAndSwap(int32(s.tn), int32(s.tn+1)):
+		// Item tn is ours alone: no Seq can see it yet.
+		t.items[s.tn] = it
+		return Seq{labels: labels, root: s.root, tail: t, tn: s.tn + 1}
+	case s.tn < seqTailMax:
+		return Seq{labels: labels, root: s.root, tail: newSeqTail(s.items(), it, false, nil), tn: s.tn + 1}
+	default: // the tail is full: the treap takes it in
+		return Seq{labels: labels, root: t.joinTo(s.root), tail: newSeqTail(nil, it, false, nil), tn: 1}
+	}
 }
 
 // InsertAfter returns s with k added directly after the key after. It panics
@@ -78,15 +193,38 @@ func (s Seq) InsertAfter(after, k string) Seq {
 	if s.Has(k) {
 		panic(fmt.Sprintf("persist: Seq.InsertAfter: key %q is already present", k))
 	}
-	if next := s.root.successor(la); next != nil {
-		return s.insert(k, labelBetween(la, next.label))
+	next, ok := s.successor(la)
+	if !ok {
+		return s.push(seqItem{label: labelAfter(la), key: k})
 	}
-	return s.insert(k, labelAfter(la))
+	it := seqItem{label: labelBetween(la, next), key: k}
+	if i, in := s.inTail(it.label); in {
+		if s.tn < seqTailMax {
+			items := s.items()
+			return Seq{labels: s.labels.Set(k, it.label), root: s.root, tail: newSeqTail(items[:i], it, false, items[i:]), tn: s.tn + 1}
+		}
+		s = s.flush()
+	}
+	n := &seqNode{label: it.label, key: k, prio: hashString(k), size: 1}
+	return Seq{labels: s.labels.Set(k, it.label), root: treapInsert(s.root, n), tail: s.tail, tn: s.tn}
 }
 
-func (s Seq) insert(k, label string) Seq {
-	n := &seqNode{label: label, key: k, prio: hashString(k), size: 1}
-	return Seq{labels: s.labels.Set(k, label), root: treapInsert(s.root, n)}
+// flush returns s with the keys of its tail moved into the treap.
+func (s Seq) flush() Seq {
+	return Seq{labels: s.labels, root: treapMerge(s.root, treapOf(s.items()))}
+}
+
+// successor returns the smallest label in s greater than label.
+func (s Seq) successor(label string) (string, bool) {
+	if n := s.root.successor(label); n != nil {
+		return n.label, true
+	}
+	for _, it := range s.items() {
+		if it.label > label {
+			return it.label, true
+		}
+	}
+	return "", false
 }
 
 // Remove returns s without k. It returns s itself when k is not in s.
@@ -95,7 +233,15 @@ func (s Seq) Remove(k string) Seq {
 	if !ok {
 		return s
 	}
-	return Seq{labels: s.labels.Delete(k), root: treapDelete(s.root, label)}
+	labels := s.labels.Delete(k)
+	if i, in := s.inTail(label); in {
+		var tail *seqTail
+		if items := s.items(); len(items) > 1 {
+			tail = newSeqTail(items[:i], seqItem{}, true, items[i+1:])
+		}
+		return Seq{labels: labels, root: s.root, tail: tail, tn: s.tn - 1}
+	}
+	return Seq{labels: labels, root: treapDelete(s.root, label), tail: s.tail, tn: s.tn}
 }
 
 // Next returns the key directly after k and true, or "" and false when k is
@@ -105,8 +251,17 @@ func (s Seq) Next(k string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if i, in := s.inTail(label); in {
+		if i+1 < s.tn {
+			return s.tail.items[i+1].key, true
+		}
+		return "", false
+	}
 	if n := s.root.successor(label); n != nil {
 		return n.key, true
+	}
+	if s.tn > 0 {
+		return s.tail.items[0].key, true
 	}
 	return "", false
 }
@@ -117,6 +272,9 @@ func (s Seq) Index(k string) (int, bool) {
 	label, ok := s.labels.Get(k)
 	if !ok {
 		return -1, false
+	}
+	if i, in := s.inTail(label); in {
+		return s.root.count() + i, true
 	}
 	i := 0
 	for n := s.root; n != nil; {
@@ -139,6 +297,9 @@ func (s Seq) At(i int) string {
 	if uint(i) >= uint(s.Len()) {
 		panic(fmt.Sprintf("persist: Seq.At: index out of range [%d] with length %d", i, s.Len()))
 	}
+	if c := s.root.count(); i >= c {
+		return s.tail.items[i-c].key
+	}
 	n := s.root
 	for {
 		l := n.left.count()
@@ -157,7 +318,14 @@ func (s Seq) At(i int) string {
 // All returns an iterator over the keys of s in order.
 func (s Seq) All() iter.Seq[string] {
 	return func(yield func(string) bool) {
-		s.root.each(yield)
+		if !s.root.each(yield) {
+			return
+		}
+		for _, it := range s.items() {
+			if !yield(it.key) {
+				return
+			}
+		}
 	}
 }
 
@@ -172,6 +340,22 @@ func (s Seq) Slice() []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// treapOf returns a new treap holding items, which are in label order.
+func treapOf(items []seqItem) *seqNode {
+	if len(items) == 0 {
+		return nil
+	}
+	top, prio := 0, hashString(items[0].key)
+	for i := 1; i < len(items); i++ {
+		if p := hashString(items[i].key); p > prio {
+			top, prio = i, p
+		}
+	}
+	left, right := treapOf(items[:top]), treapOf(items[top+1:])
+	return &seqNode{left: left, right: right, label: items[top].label, key: items[top].key, prio: prio,
+		size: 1 + left.count() + right.count()}
 }
 
 func (n *seqNode) each(yield func(string) bool) bool {

@@ -19,7 +19,7 @@ func checkSeq(t require.TestingT, s Seq, want []string) {
 		h.Helper()
 	}
 	require.Equal(t, len(want), s.Len(), "Len")
-	require.Equal(t, s.root.count(), s.Len(), "tree size matches label index")
+	require.Equal(t, s.root.count()+s.tn, s.Len(), "tree and tail sizes match label index")
 	if len(want) == 0 {
 		assert.Nil(t, s.Slice(), "Slice of an empty Seq")
 		return

@@ -6,64 +6,45 @@ import (
 )
 
 // Text is append-only streamed text, such as the content of a message that
-// arrives in deltas. It is a persistent list of chunks joined lazily: Append
-// never copies earlier text, and String joins once per Text value and
-// memoises the result. The zero value is empty.
+// arrives in deltas. It is a length into a shared byte buffer with spare
+// capacity: Append copies the new bytes into the spare capacity when it is
+// the first successor of its value to claim them, so a stream of deltas
+// fills one buffer in place and allocates only when the buffer is full. The
+// zero value is empty.
 //
-// Costs: Append, Len and IsEmpty are O(1). The first String call on a value
-// costs O(k + d), where k is the number of chunks appended since the nearest
-// earlier value whose String was computed and d their byte length, when that
-// earlier value's joined buffer has room and this is the first value to
-// extend it; otherwise it copies the whole text into a new buffer with room to
-// grow (twice the length, or exactly the length when nothing in the chain had
-// been joined before). So calling String on every value of a stream of n
-// bytes costs O(n) overall amortised, and a single String at the end costs
-// O(n). Branching (appending to the same older value twice and joining both)
-// makes the later joiner copy. Later calls on the same value are O(1).
+// Costs: Len, IsEmpty and String are O(1), and String does not allocate.
+// Append(s) costs O(len(s)) when it extends the buffer in place; when the
+// buffer is full, or when another value has already extended this one (the
+// text branched), it copies the whole text into a new buffer with room to
+// grow, so a stream of n bytes costs O(n) overall amortised.
 //
-// Memory: a joined value keeps its string and drops its link to earlier
-// chunks, so a stream whose values are joined as they arrive holds O(n)
-// bytes; a stream never joined holds its chunks and one small node per chunk.
+// Memory: a stream of n bytes holds one buffer of at most about 2n bytes
+// (plus the buffers its older values alone still reference), instead of a
+// node per delta.
 type Text struct {
-	n *textNode
-}
-
-// textNode is one chunk of a Text. chunk and size never change. memo is set
-// at most once (first writer wins); after it is set, prev is cleared so the
-// earlier chunks can be collected. Readers that find prev nil re-read memo,
-// which is stored before prev is cleared.
-type textNode struct {
-	prev  atomic.Pointer[textNode]
-	memo  atomic.Pointer[textMemo]
-	chunk string
-	size  int // bytes of the whole text up to and including chunk
-}
-
-// textMemo is the joined text of a node. When buf is non-nil, s is the first
-// len(s) bytes of buf.b, and a successor may extend it in place after
-// claiming the bytes from len(s) on.
-type textMemo struct {
-	s   string
 	buf *textBuf
+	n   int // bytes of buf.b that hold this value's text
 }
 
-// textBuf is a byte buffer shared by the memos of successive values. b has a
-// fixed length; bytes below used are claimed (some value's string may cover
-// them, and they are never written again), bytes from used on are free and
-// written only by the goroutine that advanced used over them.
+// textBuf is a byte buffer shared by successive values of one stream. b has
+// a fixed length (its capacity); bytes below used are claimed (some value's
+// text may cover them, and they are never written again), bytes from used on
+// are free and written only by the goroutine that advanced used over them
+// with a compare-and-swap. A value of length n never reads beyond n.
 type textBuf struct {
-	b    []byte
 	used atomic.Int64
+	b    []byte
 }
 
-// TextOf returns a Text holding s.
+// TextOf returns a Text holding s. It does not copy s: the buffer is s's own
+// memory, with no spare capacity, so it is never written.
 func TextOf(s string) Text {
 	if s == "" {
 		return Text{}
 	}
-	n := &textNode{chunk: s, size: len(s)}
-	n.memo.Store(&textMemo{s: s})
-	return Text{n: n}
+	buf := &textBuf{b: unsafe.Slice(unsafe.StringData(s), len(s))}
+	buf.used.Store(int64(len(s)))
+	return Text{buf: buf, n: len(s)}
 }
 
 // Append returns t followed by s. Appending "" returns t itself.
@@ -71,89 +52,43 @@ func (t Text) Append(s string) Text {
 	if s == "" {
 		return t
 	}
-	n := &textNode{chunk: s, size: t.Len() + len(s)}
-	n.prev.Store(t.n)
-	return Text{n: n}
+	need := t.n + len(s)
+	if b := t.buf; b != nil && need <= len(b.b) && b.used.CompareAndSwap(int64(t.n), int64(need)) {
+		// Bytes t.n..need are ours alone: no value can see them yet.
+		copy(b.b[t.n:need], s)
+		return Text{buf: b, n: need}
+	}
+	nb := &textBuf{b: make([]byte, need+textSpare(need))}
+	copy(nb.b, t.String())
+	copy(nb.b[t.n:], s)
+	nb.used.Store(int64(need))
+	return Text{buf: nb, n: need}
+}
+
+// textSpare returns the spare capacity a new buffer for n bytes gets:
+// doubling for ordinary texts (at least 32 bytes), a quarter more for very
+// large ones.
+func textSpare(n int) int {
+	switch {
+	case n < 32:
+		return 32
+	case n > 1<<20:
+		return n / 4
+	}
+	return n
 }
 
 // Len returns the length of t in bytes.
-func (t Text) Len() int {
-	if t.n == nil {
-		return 0
-	}
-	return t.n.size
-}
+func (t Text) Len() int { return t.n }
 
-// IsEmpty reports whether t has no bytes.
-func (t Text) IsEmpty() bool { return t.n == nil }
+// IsEmpty reports whether t is empty.
+func (t Text) IsEmpty() bool { return t.n == 0 }
 
-// String returns the text. The result is computed on the first call for a
-// given value and memoised; see [Text] for the costs.
+// String returns the text. The string shares t's buffer, whose bytes it
+// covers are never written again.
 func (t Text) String() string {
-	if t.n == nil {
+	if t.n == 0 {
 		return ""
 	}
-	if m := t.n.memo.Load(); m != nil {
-		return m.s
-	}
-	// Collect the chunks back to the nearest joined ancestor.
-	var pending []*textNode
-	var base *textMemo
-	for x := t.n; x != nil; {
-		if m := x.memo.Load(); m != nil {
-			base = m
-			break
-		}
-		p := x.prev.Load()
-		if p == nil {
-			// Either x starts the text, or x was joined concurrently and
-			// its link dropped after its memo was stored.
-			if m := x.memo.Load(); m != nil {
-				base = m
-				break
-			}
-		}
-		pending = append(pending, x)
-		x = p
-	}
-	m := join(base, pending, t.n.size)
-	if t.n.memo.CompareAndSwap(nil, m) {
-		t.n.prev.Store(nil)
-		return m.s
-	}
-	return t.n.memo.Load().s
-}
-
-// join returns the memo for base followed by the chunks of pending (newest
-// first), total bytes in all.
-func join(base *textMemo, pending []*textNode, total int) *textMemo {
-	from := 0
-	if base != nil {
-		from = len(base.s)
-	}
-	if base != nil && base.buf != nil && total <= len(base.buf.b) &&
-		base.buf.used.CompareAndSwap(int64(from), int64(total)) {
-		// Bytes [from, total) of base.buf are ours alone.
-		fill(base.buf.b[from:total], pending)
-		return &textMemo{s: unsafe.String(&base.buf.b[0], total), buf: base.buf}
-	}
-	size := total
-	if base != nil {
-		size = 2 * total
-	}
-	buf := &textBuf{b: make([]byte, size)}
-	if base != nil {
-		copy(buf.b, base.s)
-	}
-	fill(buf.b[from:total], pending)
-	buf.used.Store(int64(total))
-	return &textMemo{s: unsafe.String(&buf.b[0], total), buf: buf}
-}
-
-// fill copies the chunks of pending (newest first) into dst in text order.
-func fill(dst []byte, pending []*textNode) {
-	end := len(dst)
-	for _, n := range pending {
-		end -= copy(dst[end-len(n.chunk):end], n.chunk)
-	}
+	return unsafe.String(&t.buf.b[0], t.n)
 }
