@@ -74,22 +74,24 @@
 // # Cost
 //
 // Folding an event costs O(size of the event): views share everything
-// unchanged through persistent collections, streamed text is a list of
-// chunks joined lazily (every 32 deltas, amortised O(1) per byte, so that a
-// long stream leaves one buffer per message rather than a chain of chunks),
-// and nothing is copied wholesale. The exceptions are MESSAGES_SNAPSHOT
+// unchanged through persistent collections, streamed text is appended in
+// place to one growing buffer per message (amortised O(1) per byte), and
+// nothing is copied wholesale. The exceptions are MESSAGES_SNAPSHOT
 // (O(snapshot + messages)), the run terminals and End (O(what is still
 // open)), a TOOL_CALL_RESULT (O(tool messages already following the call's
 // message)), and a streamed delta into a tool call (O(calls its message
-// holds)). On the shared benchmark workloads a streamed delta costs three to
-// five small allocations.
+// holds)). On the shared benchmark workloads a streamed text delta costs
+// one small allocation and two objects taken from slabs.
 //
 // # Concurrency
 //
 // Reduce, Fold, Refuse, End and FoldJSON are pure functions: they never
 // modify the view or the event they are given and keep no state of their
 // own, so any number of goroutines may call them, on the same view or on
-// different ones. A view they return may be read by any number of goroutines
-// while the next one is built. The events must not be modified while they
-// are being folded; the view keeps copies of what it needs.
+// different ones. (The only memory they write that an earlier view can
+// reach is spare room no view can see yet, such as the free part of a text
+// buffer, claimed atomically by one fold.) A view they return may be read by
+// any number of goroutines while the next one is built. The events must not
+// be modified while they are being folded; the view keeps copies of what it
+// needs.
 package reducer

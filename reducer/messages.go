@@ -156,28 +156,34 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 // appendText appends a streamed delta to the open text or reasoning message o.
 func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) {
 	loc := o.Loc
-	m, ok := f.at(id, loc, o.In)
-	if !ok {
+	var m *model.Msg
+	var streaming bool
+	if o.In {
+		m, streaming = f.peek(loc.Inv).Stored(loc.Pos)
+	}
+	if m == nil || m.ID != id {
 		f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
 		return
 	}
-	if !m.HasText && (m.I.Raw != nil || m.I.HasDoc) {
+	hasText := streaming || m.HasText
+	if !hasText && (m.I.Raw != nil || m.I.HasDoc) {
 		f.warn(ruleApply, "message '%s' has non-string content; delta dropped", id)
 		return
 	}
-	if delta == "" && meta == nil && m.HasText {
+	if delta == "" && meta == nil && hasText {
 		return
 	}
 	if meta == nil {
 		f.inv(loc.Inv).AppendText(loc.Pos, delta)
 		return
 	}
-	info := *m.I
+	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
+	info := *c.I
 	info.Meta = info.Meta.Merge(meta)
-	m.I = &info
-	m.HasText = true
-	m.Text = m.Text.Append(delta)
-	f.putMsg(loc, &m)
+	c.I = &info
+	c.HasText = true
+	c.Text = c.Text.Append(delta)
+	f.putMsg(loc, &c)
 }
 
 func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {

@@ -95,7 +95,6 @@
 // # Concurrency
 //
 // Views are immutable values: any number of goroutines may read the same
-// view, including while the reducer builds the next one, without locks. The
-// first call to a text getter may join streamed chunks and memoise the
-// result; that is done with atomic operations and is safe from any goroutine.
+// view, including while the reducer builds the next one, without locks.
+// Reading never writes: streamed text is held ready to read.
 package view

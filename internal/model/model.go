@@ -13,19 +13,31 @@
 // # Immutability
 //
 // A State reachable from a published View is never written again. The
-// reducer copies the State struct (a few dozen words), replaces the persistent
+// reducer copies the State struct (nine words), replaces the persistent
 // collections it changes with updated versions and publishes a new View. Msg,
 // Call, InvData and Run values reachable from a published View are likewise
 // never written: they are copied, changed and stored anew.
 //
+// # Cost of a streamed delta
+//
+// The event that dominates real streams, a text delta into a subagent's open
+// message, makes three small objects: the view (from a slab), the changed
+// invocation node (one cache line, with the message's streamed text on top
+// of its stored version: see InvData) and the node's hot group (from a
+// slab). The text itself is appended in place to a shared buffer
+// (persist.Text), and no message, vector path or map path is copied.
+//
 // # Concurrency
 //
 // Values are immutable once published, so any number of goroutines may read
-// them without locks.
+// them without locks. The reducer may fold from one view in several
+// goroutines at once: the slabs it allocates from hand each element to one
+// of them only.
 package model
 
 import (
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
@@ -40,8 +52,90 @@ type View struct{ st State }
 func NewView(st State) *View { return &View{st: st} }
 
 // Next returns a new, unpublished view holding a copy of v's state, for the
-// caller to change and then publish.
-func (v *View) Next() *View { return &View{st: v.st} }
+// caller to change and then publish. The view comes from the stream's view
+// slab (see slab): folding an event costs no allocation for the view itself.
+func (v *View) Next() *View {
+	m := v.st.mem
+	nv := m.viewSlab().claim()
+	if nv == nil {
+		m = m.withViews(new(slab[View]))
+		nv = m.views.claim()
+	}
+	nv.st = v.st
+	nv.st.mem = m
+	return nv
+}
+
+// slabSize is the number of objects in a slab.
+const slabSize = 64
+
+// slab hands out the objects of one allocation one at a time. Every fold
+// needs a new view and, when a subagent's node changes, a new hot group:
+// taking them from a slab spares the allocator, and the garbage collector's
+// per-object work, two small objects per event.
+//
+// Element i belongs to whoever advanced next past i, so folds running at
+// the same time from the same view never share one, and a fold from an older
+// view simply takes the next free element. The owner writes its element
+// before publishing the object and never after; the elements no one has
+// claimed are zero and unseen. A slab stays reachable while any of its
+// objects is, and keeps alive what its other objects reference: at most
+// slabSize folds' worth of superseded views or groups, a bound whatever the
+// length of the stream.
+type slab[T any] struct {
+	next  atomic.Int32
+	items [slabSize]T
+}
+
+// claim returns an unused element of s, or nil when s is nil or used up.
+func (s *slab[T]) claim() *T {
+	if s == nil || s.next.Load() >= slabSize {
+		return nil
+	}
+	if i := s.next.Add(1) - 1; i < slabSize {
+		return &s.items[i]
+	}
+	return nil
+}
+
+// slabs are the slabs a stream's states allocate from. It is never written
+// once a state points to it: replacing a used-up slab makes a new slabs.
+type slabs struct {
+	views  *slab[View]
+	groups *slab[hotGroup]
+}
+
+func (m *slabs) viewSlab() *slab[View] {
+	if m == nil {
+		return nil
+	}
+	return m.views
+}
+
+func (m *slabs) groupSlab() *slab[hotGroup] {
+	if m == nil {
+		return nil
+	}
+	return m.groups
+}
+
+// withViews returns a copy of m with the view slab s.
+func (m *slabs) withViews(s *slab[View]) *slabs {
+	c := &slabs{views: s}
+	if m != nil {
+		c.groups = m.groups
+	}
+	return c
+}
+
+// withGroups returns a copy of m with the group slab s.
+func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
+	c := &slabs{groups: s}
+	if m != nil {
+		c.views = m.views
+	}
+	return c
+}
 
 // S returns the view's state. Callers must not write through it.
 func (v *View) S() *State { return &v.st }
@@ -349,6 +443,8 @@ type State struct {
 	Root *Inv
 
 	C *Cold
+
+	mem *slabs // where the next fold takes its view and hot groups from
 }
 
 const (
@@ -391,7 +487,7 @@ func (s *State) SetInvs(cold func() *Cold, ns ...*Inv) {
 		slot := key % hotInvs
 		gi := slot / hotGroup8
 		if !copied[gi] {
-			g := new(hotGroup)
+			g := s.newGroup()
 			if s.hot[gi] != nil {
 				*g = *s.hot[gi]
 			}
@@ -405,6 +501,16 @@ func (s *State) SetInvs(cold func() *Cold, ns ...*Inv) {
 		}
 		*p = n
 	}
+}
+
+// newGroup returns a fresh hot group from the group slab; s must be a
+// private copy.
+func (s *State) newGroup() *hotGroup {
+	if g := s.mem.groupSlab().claim(); g != nil {
+		return g
+	}
+	s.mem = s.mem.withGroups(new(slab[hotGroup]))
+	return s.mem.groups.claim()
 }
 
 // AppendInv adds node n as the last subagent node and returns its key; s
@@ -528,13 +634,12 @@ func (d *InvData) MsgAt(pos int) *Msg {
 	return m
 }
 
-// MsgID returns the id of the message at position pos of d's messages, and
-// false when it moved or was removed. It does not allocate.
-func (d *InvData) MsgID(pos int) (string, bool) {
-	if m := d.stored(pos); m != nil {
-		return m.ID, true
-	}
-	return "", false
+// Stored returns the latest stored version of the message at position pos
+// of d's messages (nil: moved or removed), and whether streamed text sits on
+// top of it (the message's content is then text: hot text, see InvData). It
+// does not allocate; callers must not write through it.
+func (d *InvData) Stored(pos int) (m *Msg, streaming bool) {
+	return d.stored(pos), d.textHot && int(d.HotPos) == pos
 }
 
 // setMsg stores m at position pos of d's message vector.

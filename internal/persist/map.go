@@ -27,11 +27,10 @@ const (
 // empty map.
 //
 // Costs: Len is O(1); Get, Set and Delete are O(log₃₂ n) expected. Set and
-// Delete copy one node per level: the upper levels of a large map hold only
-// links (at most 32 pointers each), and entries live in the few nodes near
-// the bottom of the path, so an update copies a few hundred bytes whatever
-// the size of V. Iteration order is unspecified but deterministic for a
-// given Map value within a process.
+// Delete copy one node per level, and a node holds only pointers (at most
+// 32: to its entries and to deeper nodes), so an update copies a few hundred
+// bytes whatever the size of V, plus one new entry. Iteration order is
+// unspecified but deterministic for a given Map value within a process.
 type Map[V any] struct {
 	root *mapNode[V]
 	n    int
@@ -48,11 +47,12 @@ type Map[V any] struct {
 type mapNode[V any] struct {
 	datamap uint32
 	nodemap uint32
-	entries []mapEntry[V]
+	entries []*mapEntry[V]
 	kids    []*mapNode[V]
 }
 
-// mapEntry is one key and its value.
+// mapEntry is one key and its value. Entries are never written after they
+// are reachable from a Map; nodes share them.
 type mapEntry[V any] struct {
 	hash uint64
 	key  string
@@ -71,8 +71,8 @@ func (m Map[V]) get(h uint64, k string) (V, bool) {
 	node := m.root
 	for shift := uint(0); node != nil; shift += mapBits {
 		if shift >= mapMaxShift {
-			for i := range node.entries {
-				if e := &node.entries[i]; e.key == k {
+			for _, e := range node.entries {
+				if e.key == k {
 					return e.val, true
 				}
 			}
@@ -80,7 +80,7 @@ func (m Map[V]) get(h uint64, k string) (V, bool) {
 		}
 		bit := uint32(1) << ((h >> shift) & mapMask)
 		if node.datamap&bit != 0 {
-			if e := &node.entries[index(node.datamap, bit)]; e.hash == h && e.key == k {
+			if e := node.entries[index(node.datamap, bit)]; e.hash == h && e.key == k {
 				return e.val, true
 			}
 			break
@@ -108,11 +108,11 @@ func (m Map[V]) Set(k string, v V) Map[V] { return m.set(hashString(k), k, v) }
 
 // set is Set for a key whose hash is h.
 func (m Map[V]) set(h uint64, k string, v V) Map[V] {
-	e := mapEntry[V]{hash: h, key: k, val: v}
+	e := &mapEntry[V]{hash: h, key: k, val: v}
 	if m.root == nil {
-		return Map[V]{root: &mapNode[V]{datamap: 1 << (h & mapMask), entries: []mapEntry[V]{e}}, n: 1}
+		return Map[V]{root: &mapNode[V]{datamap: 1 << (h & mapMask), entries: []*mapEntry[V]{e}}, n: 1}
 	}
-	root, added := mapSet(m.root, 0, &e)
+	root, added := mapSet(m.root, 0, e)
 	if added {
 		return Map[V]{root: root, n: m.n + 1}
 	}
@@ -127,16 +127,16 @@ func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], b
 				return node.withEntry(i, e), false
 			}
 		}
-		c := &mapNode[V]{entries: make([]mapEntry[V], len(node.entries)+1)}
+		c := &mapNode[V]{entries: make([]*mapEntry[V], len(node.entries)+1)}
 		copy(c.entries, node.entries)
-		c.entries[len(node.entries)] = *e
+		c.entries[len(node.entries)] = e
 		return c, true
 	}
 	bit := uint32(1) << ((e.hash >> shift) & mapMask)
 	switch {
 	case node.datamap&bit != 0:
 		i := index(node.datamap, bit)
-		old := &node.entries[i]
+		old := node.entries[i]
 		if old.hash == e.hash && old.key == e.key {
 			return node.withEntry(i, e), false
 		}
@@ -149,9 +149,9 @@ func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], b
 	default:
 		i := index(node.datamap, bit)
 		c := &mapNode[V]{datamap: node.datamap | bit, nodemap: node.nodemap, kids: node.kids,
-			entries: make([]mapEntry[V], len(node.entries)+1)}
+			entries: make([]*mapEntry[V], len(node.entries)+1)}
 		copy(c.entries, node.entries[:i])
-		c.entries[i] = *e
+		c.entries[i] = e
 		copy(c.entries[i+1:], node.entries[i:])
 		return c, true
 	}
@@ -161,24 +161,24 @@ func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], b
 // and b, whose keys differ and whose hashes agree below shift.
 func mergeEntries[V any](shift uint, a, b *mapEntry[V]) *mapNode[V] {
 	if shift >= mapMaxShift {
-		return &mapNode[V]{entries: []mapEntry[V]{*a, *b}}
+		return &mapNode[V]{entries: []*mapEntry[V]{a, b}}
 	}
 	fa, fb := (a.hash>>shift)&mapMask, (b.hash>>shift)&mapMask
 	switch {
 	case fa == fb:
 		return &mapNode[V]{nodemap: 1 << fa, kids: []*mapNode[V]{mergeEntries(shift+mapBits, a, b)}}
 	case fa < fb:
-		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []mapEntry[V]{*a, *b}}
+		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []*mapEntry[V]{a, b}}
 	default:
-		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []mapEntry[V]{*b, *a}}
+		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []*mapEntry[V]{b, a}}
 	}
 }
 
 // withEntry returns a copy of n with entry i replaced by e.
 func (n *mapNode[V]) withEntry(i int, e *mapEntry[V]) *mapNode[V] {
-	entries := make([]mapEntry[V], len(n.entries))
+	entries := make([]*mapEntry[V], len(n.entries))
 	copy(entries, n.entries)
-	entries[i] = *e
+	entries[i] = e
 	return &mapNode[V]{datamap: n.datamap, nodemap: n.nodemap, entries: entries, kids: n.kids}
 }
 
@@ -192,9 +192,9 @@ func (n *mapNode[V]) withKid(i int, kid *mapNode[V]) *mapNode[V] {
 
 // withoutEntry returns a copy of n without entry i (at fragment bit).
 func (n *mapNode[V]) withoutEntry(i int, bit uint32) *mapNode[V] {
-	var entries []mapEntry[V]
+	var entries []*mapEntry[V]
 	if len(n.entries) > 1 {
-		entries = make([]mapEntry[V], len(n.entries)-1)
+		entries = make([]*mapEntry[V], len(n.entries)-1)
 		copy(entries, n.entries[:i])
 		copy(entries[i:], n.entries[i+1:])
 	}
@@ -224,9 +224,9 @@ func (n *mapNode[V]) kidToEntry(i int, bit uint32, e *mapEntry[V]) *mapNode[V] {
 		copy(c.kids[i:], n.kids[i+1:])
 	}
 	j := index(n.datamap, bit)
-	c.entries = make([]mapEntry[V], len(n.entries)+1)
+	c.entries = make([]*mapEntry[V], len(n.entries)+1)
 	copy(c.entries, n.entries[:j])
-	c.entries[j] = *e
+	c.entries[j] = e
 	copy(c.entries[j+1:], n.entries[j:])
 	return c
 }
@@ -270,7 +270,7 @@ func mapDelete[V any](node *mapNode[V], shift uint, h uint64, k string) (*mapNod
 	switch {
 	case node.datamap&bit != 0:
 		i := index(node.datamap, bit)
-		if e := &node.entries[i]; e.hash != h || e.key != k {
+		if e := node.entries[i]; e.hash != h || e.key != k {
 			return node, false
 		}
 		return node.withoutEntry(i, bit), true
@@ -281,7 +281,7 @@ func mapDelete[V any](node *mapNode[V], shift uint, h uint64, k string) (*mapNod
 		case !removed:
 			return node, false
 		case kid.lone():
-			return node.kidToEntry(i, bit, &kid.entries[0]), true
+			return node.kidToEntry(i, bit, kid.entries[0]), true
 		default:
 			return node.withKid(i, kid), true
 		}
@@ -312,8 +312,8 @@ func (m Map[V]) Keys() iter.Seq[string] {
 // each yields the entries of n and then those below it, until yield returns
 // false; it reports whether yield never did.
 func (n *mapNode[V]) each(yield func(string, V) bool) bool {
-	for i := range n.entries {
-		if e := &n.entries[i]; !yield(e.key, e.val) {
+	for _, e := range n.entries {
+		if !yield(e.key, e.val) {
 			return false
 		}
 	}

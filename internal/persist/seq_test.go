@@ -268,3 +268,84 @@ func TestSeqConcurrent(t *testing.T) {
 		assert.Equal(t, fmt.Sprint("w", w, "-1"), next, "worker %d", w)
 	}
 }
+
+// seqOf returns a Seq holding keys p0..p(n-1), appended in order.
+func seqOf(prefix string, n int) (Seq, []string) {
+	var s Seq
+	var keys []string
+	for i := range n {
+		k := fmt.Sprint(prefix, i)
+		s, keys = s.Append(k), append(keys, k)
+	}
+	return s, keys
+}
+
+// TestSeqTail covers the tail of recent keys: changes inside it, a full tail
+// joining the tree, and branches from one value sharing its tail.
+func TestSeqTail(t *testing.T) {
+	t.Parallel()
+	with := func(keys []string, at int, k string) []string { return slices.Insert(slices.Clone(keys), at, k) }
+	without := func(keys []string, at int) []string { return slices.Delete(slices.Clone(keys), at, at+1) }
+	cases := []struct {
+		name string
+		n    int // keys appended first
+		op   func(Seq, []string) (Seq, []string)
+	}{
+		{"insert in the tail", 40, func(s Seq, ks []string) (Seq, []string) {
+			return s.InsertAfter(ks[35], "x"), with(ks, 36, "x")
+		}},
+		{"insert after the last key", 40, func(s Seq, ks []string) (Seq, []string) {
+			return s.InsertAfter(ks[39], "x"), append(slices.Clone(ks), "x")
+		}},
+		{"insert before the tail", 40, func(s Seq, ks []string) (Seq, []string) {
+			return s.InsertAfter(ks[31], "x"), with(ks, 32, "x")
+		}},
+		{"insert in a full tail", 64, func(s Seq, ks []string) (Seq, []string) {
+			return s.InsertAfter(ks[40], "x"), with(ks, 41, "x")
+		}},
+		{"remove from the tail", 40, func(s Seq, ks []string) (Seq, []string) {
+			return s.Remove(ks[33]), without(ks, 33)
+		}},
+		{"remove the only tail key", 33, func(s Seq, ks []string) (Seq, []string) {
+			return s.Remove(ks[32]), without(ks, 32)
+		}},
+		{"remove from the tree", 40, func(s Seq, ks []string) (Seq, []string) {
+			return s.Remove(ks[3]), without(ks, 3)
+		}},
+		{"append to a full tail", 64, func(s Seq, ks []string) (Seq, []string) {
+			return s.Append("x"), append(slices.Clone(ks), "x")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, keys := seqOf("k", tc.n)
+			got, want := tc.op(s, keys)
+			checkSeq(t, got, want)
+			checkSeq(t, s, keys) // the original is untouched
+			// The result goes on growing like any other.
+			got, want = got.Append("y").Append("z"), append(want, "y", "z")
+			checkSeq(t, got, want)
+			checkSeq(t, s, keys)
+		})
+	}
+}
+
+// TestSeqTailBranches appends twice to one value, with room left in its tail
+// and with its tail full: the branches never see each other's keys.
+func TestSeqTailBranches(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{5, 32, 64} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			base, keys := seqOf("k", n)
+			a := base.Append("a1").Append("a2")
+			b := base.Append("b1")
+			c := base.Append("c1")
+			checkSeq(t, a, append(slices.Clone(keys), "a1", "a2"))
+			checkSeq(t, b, append(slices.Clone(keys), "b1"))
+			checkSeq(t, c, append(slices.Clone(keys), "c1"))
+			checkSeq(t, base, keys)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -58,7 +59,10 @@ func (t Text) Append(s string) Text {
 		copy(b.b[t.n:need], s)
 		return Text{buf: b, n: need}
 	}
-	nb := &textBuf{b: make([]byte, need+textSpare(need))}
+	// The allocation is rounded up to its size class: the rounding is room
+	// to grow that costs nothing.
+	b := slices.Grow([]byte(nil), need+textSpare(need))
+	nb := &textBuf{b: b[:cap(b)]}
 	copy(nb.b, t.String())
 	copy(nb.b[t.n:], s)
 	nb.used.Store(int64(need))

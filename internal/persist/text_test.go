@@ -168,3 +168,30 @@ func TestTextConcurrent(t *testing.T) {
 		require.Equal(t, models[i], stream[i].String(), "value %d after the race", i)
 	}
 }
+
+// TestTextOfSharesItsString checks that TextOf does not copy, and that
+// appending to such a text never writes into the string's memory.
+func TestTextOfSharesItsString(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("abc", 10)
+	x := TextOf(s)
+	assert.Same(t, unsafe.StringData(s), unsafe.StringData(x.String()), "TextOf copied its string")
+	y := x.Append("!")
+	assert.Equal(t, s+"!", y.String())
+	assert.Equal(t, strings.Repeat("abc", 10), s, "appending wrote into the string")
+	assert.NotSame(t, unsafe.StringData(s), unsafe.StringData(y.String()), "Append to a TextOf value must copy")
+}
+
+// TestTextLargeAppend appends deltas much larger than the text so far.
+func TestTextLargeAppend(t *testing.T) {
+	t.Parallel()
+	var x Text
+	var want strings.Builder
+	for i := range 12 {
+		d := strings.Repeat(string(rune('a'+i)), 1<<i*100)
+		x = x.Append(d)
+		want.WriteString(d)
+		require.Equal(t, want.Len(), x.Len())
+	}
+	assert.Equal(t, want.String(), x.String())
+}

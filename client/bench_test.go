@@ -1,0 +1,285 @@
+package client_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/client"
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+)
+
+// The live path, measured end to end (issue 4):
+//
+//   - BenchmarkLiveSSE: events per second from an agenttest server over SSE
+//     on loopback into a client's store, for the shared swarm workload, next
+//     to decoding and folding the same frames in memory in the same run.
+//   - BenchmarkLatency: the time from the server's write of each frame to a
+//     store subscriber seeing the view that counts it, p50 and p99.
+//
+// The server runs in the benchmark's process, so the CPU figures include
+// its work (encoding SSE frames and writing them) as well as the client's.
+
+// BenchmarkLiveSSE runs the swarm workload of the shared generator
+// (../shared/bench/gen; 10k events with -short, else 100k) through
+// agenttest.NewServer and client.Run, and reports events/s. Its first
+// sub-benchmark decodes and folds the same frames in memory
+// (reducer.FoldJSON), and the second reports its own rate as a fraction of
+// that one (x-decode+reduce): the live path's overhead over the fold alone.
+// It skips when the generator is absent.
+func BenchmarkLiveSSE(b *testing.B) {
+	n := 100000
+	if testing.Short() {
+		n = 10000
+	}
+	frames := workloadFrames(b, "swarm", n)
+	var inMemory float64 // events/s of decode+reduce, for the ratio
+	b.Run(fmt.Sprintf("swarm-%d/decode+reduce", n), func(b *testing.B) {
+		m := startMeter()
+		for range b.N {
+			v := view.New()
+			for _, f := range frames {
+				var err error
+				if v, err = reducer.FoldJSON(v, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if v.EventCount() != len(frames) {
+				b.Fatalf("folded %d events, want %d", v.EventCount(), len(frames))
+			}
+		}
+		inMemory = m.report(b, len(frames))
+	})
+	b.Run(fmt.Sprintf("swarm-%d/sse", n), func(b *testing.B) {
+		srv := agenttest.NewServer(agenttest.Frames(frames...), nil)
+		defer srv.Close()
+		ctx := b.Context()
+		m := startMeter()
+		for range b.N {
+			c := client.New(srv.URL())
+			v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "thread-swarm", RunID: "run-swarm"})
+			c.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if v.EventCount() != len(frames) || v.ViolationCount() != 0 {
+				b.Fatalf("folded %d events with %d violations, want %d and none", v.EventCount(), v.ViolationCount(), len(frames))
+			}
+		}
+		live := m.report(b, len(frames))
+		if inMemory > 0 {
+			b.ReportMetric(live/inMemory, "x-decode+reduce")
+		}
+	})
+}
+
+// BenchmarkLatency measures, for every event of the agenttest demo swarm
+// (about 2,000 events per run), the time from just before the server writes
+// its frame to the moment a store subscriber (store.Subscribe, on its own
+// goroutine) is handed the first view that counts it. The server sends the
+// next frame only once the subscriber has seen the previous one, so each
+// latency is measured on an otherwise idle pipeline, with no queueing behind
+// earlier events. It reports the median, the 99th percentile and the maximum
+// in microseconds.
+func BenchmarkLatency(b *testing.B) {
+	frames := encodeAll(b, agenttest.SwarmEvents(&agenttest.SwarmConfig{Seed: 1, Researchers: 8, Rounds: 12}))
+	var lat []time.Duration
+	for range b.N {
+		lat = append(lat, pacedRun(b, frames)...)
+	}
+	slices.Sort(lat)
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+	b.ReportMetric(us(percentile(lat, 0.50)), "p50-µs")
+	b.ReportMetric(us(percentile(lat, 0.99)), "p99-µs")
+	b.ReportMetric(us(lat[len(lat)-1]), "max-µs")
+	b.ReportMetric(float64(len(frames)), "events/run")
+	b.ReportMetric(0, "ns/op")
+}
+
+// pacedRun serves frames one at a time, each after the subscriber has seen
+// the previous one, and returns each frame's latency from write to delivery.
+func pacedRun(b *testing.B, frames []json.RawMessage) []time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+	defer cancel()
+	// mu guards sent (written by the server's goroutine), seen and count
+	// (written by the subscriber's).
+	var mu sync.Mutex
+	sent := make([]time.Time, len(frames))
+	seen := make([]time.Time, len(frames))
+	count := 0
+	acks := make(chan int, len(frames))
+	script := agenttest.ScriptFunc(func(*event.RunAgentInput) iter.Seq[json.RawMessage] {
+		return func(yield func(json.RawMessage) bool) {
+			for i, f := range frames {
+				now := time.Now()
+				mu.Lock()
+				sent[i] = now
+				mu.Unlock()
+				if !yield(f) { // returns once the frame is written and flushed
+					return
+				}
+				select {
+				case <-acks:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	})
+	srv := agenttest.NewServer(script, nil)
+	defer srv.Close()
+	c := client.New(srv.URL())
+	defer c.Close()
+
+	unsubscribe := c.Store().Subscribe(func(v *view.View) {
+		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		for ; count < v.EventCount() && count < len(seen); count++ {
+			seen[count] = now
+			acks <- count
+		}
+	})
+	defer unsubscribe()
+	v, err := c.Run(ctx, nil)
+	require.NoError(b, err)
+	require.Equal(b, len(frames), v.EventCount(), "events folded")
+	require.NoError(b, c.Store().Settle(ctx))
+	out := make([]time.Duration, len(frames))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(b, len(frames), count, "events the subscriber saw")
+	for i := range frames {
+		out[i] = seen[i].Sub(sent[i])
+	}
+	return out
+}
+
+// percentile returns the q-quantile of sorted (nearest rank).
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	i := int(q*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func encodeAll(tb testing.TB, evs []event.Event) []json.RawMessage {
+	tb.Helper()
+	out := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		f, err := event.Encode(e)
+		require.NoError(tb, err, "event %d", i)
+		out[i] = f
+	}
+	return out
+}
+
+// meter measures wall time, CPU time and allocations over a benchmark's
+// b.N passes over a stream of events.
+type meter struct {
+	start time.Time
+	cpu   time.Duration
+	mem   runtime.MemStats
+}
+
+func startMeter() *meter {
+	runtime.GC()
+	m := &meter{}
+	runtime.ReadMemStats(&m.mem)
+	m.cpu = cpuTime()
+	m.start = time.Now()
+	return m
+}
+
+// report reports the cost per event of b.N passes over n events, and
+// returns the rate in events per second.
+func (m *meter) report(b *testing.B, n int) float64 {
+	wall := time.Since(m.start)
+	cpu := cpuTime() - m.cpu
+	var m1 runtime.MemStats
+	runtime.ReadMemStats(&m1)
+	total := float64(b.N) * float64(n)
+	rate := total / wall.Seconds()
+	b.ReportMetric(float64(wall.Nanoseconds())/total, "ns/event")
+	b.ReportMetric(float64(cpu.Nanoseconds())/total, "cpu-ns/event")
+	b.ReportMetric(float64(m1.Mallocs-m.mem.Mallocs)/total, "allocs/event")
+	b.ReportMetric(float64(m1.TotalAlloc-m.mem.TotalAlloc)/total, "B/event")
+	b.ReportMetric(rate, "events/s")
+	b.ReportMetric(0, "ns/op")
+	return rate
+}
+
+// cpuTime returns the CPU time the process has used (user and system, all
+// threads, the garbage collector and the in-process server included).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// The workloads come from the project's shared generator (../shared/bench/gen
+// beside the module), written on first use under testdata/bench/ at the
+// module root, which git ignores. The reducer's benchmarks write the same
+// streams (same flags and seed, so the same bytes) to testdata/bench/reducer;
+// a stream already there is used rather than generated again.
+
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// workloadFrames returns the frames (JSONL lines) of a generated stream.
+func workloadFrames(tb testing.TB, profile string, events int) []json.RawMessage {
+	tb.Helper()
+	gen := filepath.Join(moduleRoot(), "..", "shared", "bench", "gen")
+	if _, err := os.Stat(filepath.Join(gen, "main.go")); err != nil {
+		tb.Skipf("benchmark generator not found at %s", gen)
+	}
+	name := fmt.Sprintf("%s-%d.jsonl", profile, events)
+	bench := filepath.Join(moduleRoot(), "testdata", "bench")
+	path := filepath.Join(bench, "reducer", name)
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(bench, "client", name)
+		if _, err := os.Stat(path); err != nil {
+			require.NoError(tb, os.MkdirAll(filepath.Dir(path), 0o755))
+			cmd := exec.Command("go", "run", ".", "-q", "-profile", profile, "-events", fmt.Sprint(events),
+				"-seed", "1", "-o", path+".tmp")
+			cmd.Dir = gen
+			cmd.Env = append(os.Environ(), "GOFLAGS=")
+			out, err := cmd.CombinedOutput()
+			require.NoError(tb, err, "generating %s: %s", name, out)
+			require.NoError(tb, os.Rename(path+".tmp", path))
+		}
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(tb, err)
+	var frames []json.RawMessage
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			frames = append(frames, bytes.Clone(sc.Bytes()))
+		}
+	}
+	require.NoError(tb, sc.Err())
+	require.Len(tb, frames, events, "frames in %s", path)
+	return frames
+}
