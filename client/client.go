@@ -190,10 +190,10 @@ func (c *Client) Run(ctx context.Context, input *event.RunAgentInput) (*view.Vie
 			}
 		}
 	}
-	if runErr == nil {
-		if err := ctx.Err(); err != nil {
-			runErr = err
-		}
+	if err := ctx.Err(); err != nil && (runErr == nil || !errors.Is(runErr, err)) {
+		// Cancellation decides how the run ended, whatever the transport
+		// saw while the connection was being torn down.
+		runErr = err
 	}
 	if err := c.store.End(runErr); err != nil {
 		return c.store.View(), err

@@ -72,6 +72,11 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			}
 			data, off, err := src.next()
 			if err == io.EOF {
+				if ctx.Err() != nil {
+					// The peer ended the stream because we cancelled (a
+					// WebSocket echoes our close): that is a cancellation.
+					yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, &Error{Kind: KindCanceled, Offset: src.offset()}, i))
+				}
 				return
 			}
 			if err != nil {
@@ -104,6 +109,12 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 			}
 			data, _, err := src.next()
 			if err == io.EOF {
+				if ctx.Err() != nil {
+					// The peer ended the stream because we cancelled: a
+					// cancellation, not an incomplete run.
+					yield(nil, s.fail(ctx, &Error{Kind: KindCanceled, Offset: src.offset()}, i))
+					return
+				}
 				if cause := runs.incomplete(i); cause != nil {
 					yield(nil, s.fail(ctx, &Error{Kind: KindIncomplete, Offset: src.offset(), Err: cause}, i))
 				}
