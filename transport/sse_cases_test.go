@@ -280,7 +280,10 @@ func TestSSELimitBoundsMemory(t *testing.T) {
 	assert.Equal(t, int64(0), e.Offset, "the offending event starts at byte 0")
 	assert.Contains(t, e.Error(), "1048576 bytes")
 	assert.LessOrEqual(t, read, limit+128<<10, "read stops at the limit (plus one read buffer)")
-	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(3*limit), "memory stays proportional to the limit")
+	// Growing the buffer by doubling up to the limit allocates about 2× the
+	// limit; 4× leaves room for the race detector and runtime noise while
+	// still proving the bound is the limit, not the 1 GiB input.
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4*limit), "memory stays proportional to the limit")
 	assert.Less(t, time.Since(start), 10*time.Second)
 }
 
