@@ -138,6 +138,23 @@ func (v *View) Message(id string) (event.Message, bool) {
 	return m.Message(), true
 }
 
+// MessageStatus returns whether the message with the given id is still open
+// (being streamed), closed, or was abandoned when its run errored, its
+// transport broke or its stream was cancelled (G11); false if there is no
+// such message. Messages that arrived whole (history, snapshots, tool
+// results) are closed.
+func (v *View) MessageStatus(id string) (EntityStatus, bool) {
+	st := v.st()
+	if !st.C.Order.Has(id) {
+		return "", false
+	}
+	m := msgAt(st, id)
+	if m == nil {
+		return "", false
+	}
+	return entityStatus(m.Status), true
+}
+
 // ToolCall returns the tool call with the given id as held by its message,
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {

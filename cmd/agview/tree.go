@@ -111,6 +111,9 @@ func writeInvocationBody(b *strings.Builder, v *view.View, inv *view.Invocation,
 	}
 	for m := range inv.Messages() {
 		it := item{line: messageLine(m)}
+		if st, ok := v.MessageStatus(m.ID); ok && st != view.EntityClosed {
+			it.line += "  " + string(st)
+		}
 		for _, c := range calls[m.ID] {
 			it.children = append(it.children, toolCallLine(c))
 		}
