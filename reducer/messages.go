@@ -191,8 +191,8 @@ func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMes
 	if !open {
 		return f.violation("V7", "no text message '%s' is in progress; send TEXT_MESSAGE_START first", id)
 	}
-	if tag.Sub && tag != o.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	if v := f.ownerMismatch("text message", id, tag, o.Owner); v != nil {
+		return v
 	}
 	f.appendText(id, o, delta, meta)
 	return nil
@@ -203,8 +203,8 @@ func (f *folder) textEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 	if !open {
 		return f.violation("V7", "no text message '%s' is in progress; TEXT_MESSAGE_START must come first", id)
 	}
-	if tag.Sub && tag != o.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	if v := f.ownerMismatch("text message", id, tag, o.Owner); v != nil {
+		return v
 	}
 	c := f.c()
 	c.Scope.OpenText = c.Scope.OpenText.Delete(id)
@@ -377,8 +377,8 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 	if !open {
 		return f.violation("V9", "no tool call '%s' is in progress; send TOOL_CALL_START first", id)
 	}
-	if tag.Sub && tag != o.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	if v := f.ownerMismatch("tool call", id, tag, o.Owner); v != nil {
+		return v
 	}
 	holder, held := f.heldCall(id, o)
 	loc, idx := o.Loc, o.Idx
@@ -404,8 +404,8 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 	if !open {
 		return f.violation("V9", "no tool call '%s' is in progress; TOOL_CALL_START must come first", id)
 	}
-	if tag.Sub && tag != o.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	if v := f.ownerMismatch("tool call", id, tag, o.Owner); v != nil {
+		return v
 	}
 	c := f.c()
 	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
@@ -502,8 +502,8 @@ func (f *folder) reasoningEnd(id string, tag model.Owner) *Violation {
 	if !open {
 		return f.violation("V12", "no reasoning span '%s' is in progress; send REASONING_START first", id)
 	}
-	if tag.Sub && tag != sl.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, sl.Owner.Quoted())
+	if v := f.ownerMismatch("reasoning message", id, tag, sl.Owner); v != nil {
+		return v
 	}
 	f.c().Scope.OpenSpan = f.st.C.Scope.OpenSpan.Delete(id)
 	f.endSpan(sl, model.EntClosed)
@@ -553,8 +553,8 @@ func (f *folder) reasoningMsgContent(id, delta string, tag model.Owner, meta jso
 	if !open {
 		return f.violation("V13", "no reasoning message '%s' is in progress; send REASONING_MESSAGE_START first", id)
 	}
-	if tag.Sub && tag != o.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	if v := f.ownerMismatch("reasoning message", id, tag, o.Owner); v != nil {
+		return v
 	}
 	f.appendText(id, o, delta, meta)
 	return nil
@@ -565,8 +565,8 @@ func (f *folder) reasoningMsgEnd(id string, tag model.Owner, meta json.RawMessag
 	if !open {
 		return f.violation("V13", "no reasoning message '%s' is in progress; REASONING_MESSAGE_START must come first", id)
 	}
-	if tag.Sub && tag != o.Owner {
-		return f.violation("R15", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, o.Owner.Quoted())
+	if v := f.ownerMismatch("reasoning message", id, tag, o.Owner); v != nil {
+		return v
 	}
 	c := f.c()
 	c.Scope.OpenRsn = c.Scope.OpenRsn.Delete(id)
@@ -703,4 +703,19 @@ func cloneStr(s *string) *string {
 	}
 	c := *s
 	return &c
+}
+
+// ownerMismatch returns the R15 violation for a continuation of the kind
+// entity id, opened by owner, that is tagged with another subagent; nil when
+// the tag agrees or is absent (an untagged continuation continues whatever its
+// opener owns). It is small enough to inline on the hot path.
+func (f *folder) ownerMismatch(kind, id string, tag, owner model.Owner) *Violation {
+	if !tag.Sub || tag == owner {
+		return nil
+	}
+	return f.ownerViolation(kind, id, tag, owner)
+}
+
+func (f *folder) ownerViolation(kind, id string, tag, owner model.Owner) *Violation {
+	return f.violation("R15", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, kind, id, owner.Quoted())
 }
