@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/benchmeter"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 )
@@ -52,7 +52,7 @@ func BenchmarkLiveSSE(b *testing.B) {
 	frames := workloadFrames(b, "swarm", n)
 	var inMemory float64 // events/s of decode+reduce, for the ratio
 	b.Run(fmt.Sprintf("swarm-%d/decode+reduce", n), func(b *testing.B) {
-		m := startMeter()
+		m := benchmeter.Start()
 		for range b.N {
 			v := view.New()
 			for _, f := range frames {
@@ -65,13 +65,14 @@ func BenchmarkLiveSSE(b *testing.B) {
 				b.Fatalf("folded %d events, want %d", v.EventCount(), len(frames))
 			}
 		}
-		inMemory = m.report(b, len(frames))
+		inMemory = m.Report(b, len(frames))
+		b.ReportMetric(inMemory, "events/s")
 	})
 	b.Run(fmt.Sprintf("swarm-%d/sse", n), func(b *testing.B) {
 		srv := agenttest.NewServer(agenttest.Frames(frames...), nil)
 		defer srv.Close()
 		ctx := b.Context()
-		m := startMeter()
+		m := benchmeter.Start()
 		for range b.N {
 			c := client.New(srv.URL())
 			v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "thread-swarm", RunID: "run-swarm"})
@@ -83,7 +84,8 @@ func BenchmarkLiveSSE(b *testing.B) {
 				b.Fatalf("folded %d events with %d violations, want %d and none", v.EventCount(), v.ViolationCount(), len(frames))
 			}
 		}
-		live := m.report(b, len(frames))
+		live := m.Report(b, len(frames))
+		b.ReportMetric(live, "events/s")
 		if inMemory > 0 {
 			b.ReportMetric(live/inMemory, "x-decode+reduce")
 		}
@@ -188,51 +190,6 @@ func encodeAll(tb testing.TB, evs []event.Event) []json.RawMessage {
 		out[i] = f
 	}
 	return out
-}
-
-// meter measures wall time, CPU time and allocations over a benchmark's
-// b.N passes over a stream of events.
-type meter struct {
-	start time.Time
-	cpu   time.Duration
-	mem   runtime.MemStats
-}
-
-func startMeter() *meter {
-	runtime.GC()
-	m := &meter{}
-	runtime.ReadMemStats(&m.mem)
-	m.cpu = cpuTime()
-	m.start = time.Now()
-	return m
-}
-
-// report reports the cost per event of b.N passes over n events, and
-// returns the rate in events per second.
-func (m *meter) report(b *testing.B, n int) float64 {
-	wall := time.Since(m.start)
-	cpu := cpuTime() - m.cpu
-	var m1 runtime.MemStats
-	runtime.ReadMemStats(&m1)
-	total := float64(b.N) * float64(n)
-	rate := total / wall.Seconds()
-	b.ReportMetric(float64(wall.Nanoseconds())/total, "ns/event")
-	b.ReportMetric(float64(cpu.Nanoseconds())/total, "cpu-ns/event")
-	b.ReportMetric(float64(m1.Mallocs-m.mem.Mallocs)/total, "allocs/event")
-	b.ReportMetric(float64(m1.TotalAlloc-m.mem.TotalAlloc)/total, "B/event")
-	b.ReportMetric(rate, "events/s")
-	b.ReportMetric(0, "ns/op")
-	return rate
-}
-
-// cpuTime returns the CPU time the process has used (user and system, all
-// threads, the garbage collector and the in-process server included).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // The workloads come from the project's shared generator (../shared/bench/gen

@@ -3,11 +3,10 @@ package reducer_test
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/benchmeter"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 )
@@ -27,48 +26,6 @@ func bench1M(b *testing.B) bool {
 	return !testing.Short() && envSet("AGVIEW_BENCH_1M")
 }
 
-// cpuTime returns the CPU time the process has used (user + system, all
-// threads, GC included). The machine this runs on may be shared, so wall
-// time per event can be inflated by other processes; CPU time per event is
-// reported next to it.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-type meter struct {
-	start time.Time
-	cpu   time.Duration
-	mem   runtime.MemStats
-}
-
-func startMeter() *meter {
-	runtime.GC()
-	m := &meter{}
-	runtime.ReadMemStats(&m.mem)
-	m.cpu = cpuTime()
-	m.start = time.Now()
-	return m
-}
-
-// perEvent reports the cost per event of b.N passes over n events.
-func (m *meter) perEvent(b *testing.B, n int) {
-	wall := time.Since(m.start)
-	cpu := cpuTime() - m.cpu
-	var m1 runtime.MemStats
-	runtime.ReadMemStats(&m1)
-	m0 := &m.mem
-	total := float64(b.N) * float64(n)
-	b.ReportMetric(float64(wall.Nanoseconds())/total, "ns/event")
-	b.ReportMetric(float64(cpu.Nanoseconds())/total, "cpu-ns/event")
-	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/total, "allocs/event")
-	b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/total, "B/event")
-	b.ReportMetric(0, "ns/op")
-}
-
 func sizes(b *testing.B) []int {
 	s := benchSizes()
 	if bench1M(b) {
@@ -84,7 +41,7 @@ func BenchmarkReduce(b *testing.B) {
 			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
 				stream, _ := workload(b, profile, n)
 				evs := decodeAll(b, lines(b, stream))
-				m := startMeter()
+				m := benchmeter.Start()
 				for range b.N {
 					v := view.New()
 					for _, e := range evs {
@@ -94,7 +51,7 @@ func BenchmarkReduce(b *testing.B) {
 						}
 					}
 				}
-				m.perEvent(b, len(evs))
+				m.Report(b, len(evs))
 			})
 		}
 	}
@@ -107,7 +64,7 @@ func BenchmarkDecodeReduce(b *testing.B) {
 		for _, n := range sizes(b) {
 			b.Run(fmt.Sprintf("%s-%d/decode", profile, n), func(b *testing.B) {
 				raw := lines(b, mustStream(b, profile, n))
-				m := startMeter()
+				m := benchmeter.Start()
 				for range b.N {
 					for _, l := range raw {
 						if _, err := event.Decode(l); err != nil {
@@ -115,11 +72,11 @@ func BenchmarkDecodeReduce(b *testing.B) {
 						}
 					}
 				}
-				m.perEvent(b, len(raw))
+				m.Report(b, len(raw))
 			})
 			b.Run(fmt.Sprintf("%s-%d/decode+reduce", profile, n), func(b *testing.B) {
 				raw := lines(b, mustStream(b, profile, n))
-				m := startMeter()
+				m := benchmeter.Start()
 				for range b.N {
 					v := view.New()
 					for _, l := range raw {
@@ -129,7 +86,7 @@ func BenchmarkDecodeReduce(b *testing.B) {
 						}
 					}
 				}
-				m.perEvent(b, len(raw))
+				m.Report(b, len(raw))
 			})
 		}
 	}
@@ -169,7 +126,7 @@ func BenchmarkStateDelta(b *testing.B) {
 			if len(deltas) == 0 {
 				b.Skip("no deltas in the state workload")
 			}
-			m := startMeter()
+			m := benchmeter.Start()
 			for range b.N {
 				v := base
 				for _, e := range deltas {
@@ -179,7 +136,7 @@ func BenchmarkStateDelta(b *testing.B) {
 					}
 				}
 			}
-			m.perEvent(b, len(deltas))
+			m.Report(b, len(deltas))
 			b.ReportMetric(float64(len(base.State())), "state-bytes")
 		})
 	}
