@@ -2,8 +2,10 @@ package event
 
 import (
 	"bytes"
-	"strings"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/agview/agview/internal/wire"
 )
 
 // The fast path decodes the events that dominate real streams,
@@ -280,70 +282,42 @@ func joinSpans(data []byte, f *flat) (out [3]string, ok bool) {
 	if total == 0 {
 		return out, true
 	}
-	var sb strings.Builder
-	sb.Grow(total)
+	b := make([]byte, 0, total)
 	var ends [3]int
 	for k, sp := range spans {
 		if !sp.escaped {
-			sb.Write(data[sp.lo:sp.hi])
-		} else if !unescapeInto(&sb, data[sp.lo:sp.hi]) {
+			b = append(b, data[sp.lo:sp.hi]...)
+		} else if b, ok = wire.AppendUnescaped(b, data[sp.lo:sp.hi]); !ok {
 			return out, false
 		}
-		ends[k] = sb.Len()
+		ends[k] = len(b)
 	}
-	s := sb.String()
+	// b is never written again: the string may share it.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	out[0], out[1], out[2] = s[:ends[0]], s[ends[0]:ends[1]], s[ends[1]:ends[2]]
 	return out, true
 }
 
-// unescapeInto writes the decoded content of a valid string literal body.
-// It refuses \u escapes of surrogates, which encoding/json pairs or replaces.
-func unescapeInto(sb *strings.Builder, b []byte) bool {
-	for i := 0; i < len(b); {
-		j := i
-		for j < len(b) && b[j] != '\\' {
-			j++
-		}
-		sb.Write(b[i:j])
-		if j == len(b) {
-			break
-		}
-		switch c := b[j+1]; c {
-		case '"', '\\', '/':
-			sb.WriteByte(c)
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'n':
-			sb.WriteByte('\n')
-		case 'r':
-			sb.WriteByte('\r')
-		case 't':
-			sb.WriteByte('\t')
-		case 'u':
-			var r rune
-			for _, h := range b[j+2 : j+6] {
-				r = r<<4 | rune(hexVal(h))
-			}
-			if utf8.RuneLen(r) < 0 || r >= 0xD800 && r < 0xE000 {
-				return false
-			}
-			sb.WriteRune(r)
-			i = j + 6
-			continue
-		}
-		i = j + 2
-	}
-	return true
-}
+func init() { wire.ScanDelta = scanDelta }
 
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
+// scanDelta reads a TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS or
+// REASONING_MESSAGE_CONTENT in place, in the shapes the fast path decodes,
+// with an id and tag free of escapes (see internal/wire).
+func scanDelta(data []byte) (wire.Delta, bool) {
+	spec := fastSpecOf(data)
+	if spec == nil || spec.raw {
+		return wire.Delta{}, false
 	}
-	return c - 'A' + 10
+	f, ok := scanFlat(data, spec)
+	if !ok || f.id.escaped || f.tag.escaped {
+		return wire.Delta{}, false
+	}
+	return wire.Delta{
+		Type:    string(spec.typ),
+		ID:      data[f.id.lo:f.id.hi],
+		Tag:     data[f.tag.lo:f.tag.hi],
+		Tagged:  f.seen&seenTag != 0,
+		Text:    data[f.delta.lo:f.delta.hi],
+		Escaped: f.delta.escaped,
+	}, true
 }

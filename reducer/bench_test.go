@@ -3,7 +3,9 @@ package reducer_test
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/benchmeter"
@@ -71,6 +73,20 @@ func BenchmarkDecodeReduce(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+				}
+				m.Report(b, len(raw))
+			})
+			b.Run(fmt.Sprintf("%s-%d/decode+build", profile, n), func(b *testing.B) {
+				raw := lines(b, mustStream(b, profile, n))
+				m := benchmeter.Start()
+				for range b.N {
+					bl := reducer.NewBuilder(view.New())
+					for _, l := range raw {
+						if err := bl.FoldJSON(l); err != nil {
+							b.Fatal(err)
+						}
+					}
+					_ = bl.View()
 				}
 				m.Report(b, len(raw))
 			})
@@ -217,4 +233,78 @@ func BenchmarkReduceDelta(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// BenchmarkRatio alternates, in each round, a pass of decoding alone with a
+// pass of decode+reduce through FoldJSON and one through a Builder over the
+// same lines, and reports the median over the rounds of each pass's time
+// over the decoding pass's: x-reduce and x-build. Alternating within one
+// process keeps the ratios steady on a shared machine whose speed drifts
+// (run with -benchtime 15x or more).
+func BenchmarkRatio(b *testing.B) {
+	for _, profile := range []string{"chat", "swarm"} {
+		for _, n := range sizes(b) {
+			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
+				raw := lines(b, mustStream(b, profile, n))
+				decode := func() {
+					for _, l := range raw {
+						if _, err := event.Decode(l); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				reduce := func() {
+					v := view.New()
+					for _, l := range raw {
+						var err error
+						if v, err = reducer.FoldJSON(v, l); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				build := func() {
+					bl := reducer.NewBuilder(view.New())
+					for _, l := range raw {
+						if err := bl.FoldJSON(l); err != nil {
+							b.Fatal(err)
+						}
+					}
+					_ = bl.View()
+				}
+				timed := func(fn func()) float64 {
+					runtime.GC()
+					start := time.Now()
+					fn()
+					return float64(time.Since(start))
+				}
+				var xr, xb []float64
+				for i := 0; b.Loop(); i++ {
+					// Alternate the order so that neither pass always
+					// runs after the same one.
+					var d, r, u float64
+					if i%2 == 0 {
+						d, r, u = timed(decode), timed(reduce), timed(build)
+					} else {
+						u, r, d = timed(build), timed(reduce), timed(decode)
+					}
+					xr, xb = append(xr, r/d), append(xb, u/d)
+				}
+				b.ReportMetric(median(xr), "x-reduce")
+				b.ReportMetric(median(xb), "x-build")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

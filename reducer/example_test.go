@@ -97,3 +97,26 @@ func ExampleEnd() {
 	// failed connection reset by peer
 	// abandoned
 }
+
+func ExampleBuilder() {
+	b := reducer.NewBuilder(view.New())
+	for _, line := range []string{
+		`{"type":"RUN_STARTED","threadId":"th1","runId":"r1"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"sa1","name":"researcher"}`,
+		`{"type":"TEXT_MESSAGE_START","subagentRunId":"sa1","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"sa1","messageId":"m1","delta":"Three "}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"sa1","messageId":"m1","delta":"sources"}`,
+	} {
+		_ = b.FoldJSON([]byte(line)) // a refusal is recorded in the view
+	}
+	// Render a frame: the view handed out never changes.
+	frame := b.View()
+	_ = b.FoldJSON([]byte(`{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"sa1","messageId":"m1","delta":" found."}`))
+	m, _ := frame.Message("m1")
+	fmt.Println(string(m.Content))
+	m, _ = b.View().Message("m1")
+	fmt.Println(string(m.Content))
+	// Output:
+	// "Three sources"
+	// "Three sources found."
+}

@@ -143,6 +143,15 @@ func End(v *view.View, cause error) *view.View {
 // unknown event type is skipped with a warning and a nil error; anything
 // else goes to Fold.
 func FoldJSON(v *view.View, data []byte) (*view.View, error) {
+	var buf [512]byte
+	if d, text := scanned(data, buf[:]); d.valid && admits(state(v), d) {
+		nv, _ := next(v)
+		f := newFolder(nv, d.t)
+		if f.foldIn(d, text) {
+			f.commit()
+			return publish(nv), nil
+		}
+	}
 	e, err := event.Decode(data)
 	if err != nil {
 		var ute *event.UnknownTypeError
@@ -237,12 +246,18 @@ type folder struct {
 	nfew  int
 	more  []dirtyNode
 	diags []model.Diag
+	// transient: the fold may change in place the invocation nodes stamped
+	// with a version after frozen, which no view handed out reaches (see
+	// Builder).
+	transient bool
+	frozen    uint64
 }
 
 type dirtyNode struct {
-	key  int
-	n    *model.Inv
-	info bool // n's info is a private copy
+	key     int
+	n       *model.Inv
+	info    bool // n's info is a private copy
+	inPlace bool // n is the stored node itself, changed in place (transient folds)
 }
 
 func newFolder(v *model.View, wire event.Type) folder {
@@ -287,7 +302,9 @@ func (f *folder) commit() {
 	subs := buf[:0]
 	for i := range f.ndirty() {
 		d := f.dirtyNode(i)
-		d.n.D().Version = f.step
+		if d.inPlace {
+			continue
+		}
 		if d.key < 0 {
 			f.st.Root = d.n
 		} else {
@@ -304,9 +321,13 @@ func (f *folder) commit() {
 	f.st.Step = f.step
 }
 
+// dirtyAt returns the index of node key among the nodes changed in this
+// fold, copying the node on first use, and stamps it with this fold's step:
+// callers take it to change it.
 func (f *folder) dirtyAt(key int) int {
 	for i := range f.ndirty() {
-		if f.dirtyNode(i).key == key {
+		if d := f.dirtyNode(i); d.key == key {
+			d.n.D().Version = f.step
 			return i
 		}
 	}
@@ -316,7 +337,15 @@ func (f *folder) dirtyAt(key int) int {
 	} else {
 		src = f.st.Inv(key)
 	}
-	return f.addDirty(dirtyNode{key: key, n: src.Clone()})
+	if f.transient && src.D().Version > f.frozen {
+		// No view handed out reaches the node (see Builder): change it in
+		// place. It stays where it is stored, so commit leaves it there.
+		src.D().Version = f.step
+		return f.addDirty(dirtyNode{key: key, n: src, inPlace: true})
+	}
+	n := src.Clone()
+	n.D().Version = f.step
+	return f.addDirty(dirtyNode{key: key, n: n})
 }
 
 // node returns a private, changeable copy of invocation node key (-1: the
@@ -355,7 +384,7 @@ func (f *folder) peek(key int) *model.InvData {
 func (f *folder) newNode(info model.InvInfo, status model.InvStatus) int {
 	info.First = f.index
 	info.Run = f.runIndex()
-	n := model.NewInv(model.InvData{Status: status, I: &info})
+	n := model.NewInv(model.InvData{Status: status, Version: f.step, I: &info})
 	c := f.c()
 	key := f.st.AppendInv(n)
 	c.InvIDs = c.InvIDs.Set(info.ID, key)

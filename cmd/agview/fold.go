@@ -36,7 +36,9 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 	} else {
 		frames = transport.ReadFileFrames(ctx, path, format, nil)
 	}
-	v := view.New()
+	// Nothing reads the view before the end: a Builder folds the frames
+	// without making a view per event.
+	b := reducer.NewBuilder(view.New())
 	for f, err := range frames {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -44,11 +46,11 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 				// recorded by End below.
 				break
 			}
-			return reducer.End(v, err), &inputError{name: name, err: err}
+			return b.End(err), &inputError{name: name, err: err}
 		}
-		v, _ = reducer.FoldJSON(v, f.Data)
+		_ = b.FoldJSON(f.Data) // a refusal is recorded in the view
 	}
-	return reducer.End(v, nil), nil
+	return b.End(nil), nil
 }
 
 // parseArgs parses flags that may stand before or after the positional

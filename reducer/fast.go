@@ -1,0 +1,130 @@
+package reducer
+
+import (
+	"unsafe"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/internal/wire"
+)
+
+// The streamed deltas (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS,
+// REASONING_MESSAGE_CONTENT) are nearly all of a real stream. FoldJSON and
+// Builder fold them on a path of their own when that gives exactly what
+// decoding the event and folding it with Fold gives (FuzzFoldJSON and
+// FuzzBuilder check it):
+//
+//   - from the wire bytes, a delta is read in place (internal/wire): no
+//     event and no string is allocated for it, and its ids and tag are
+//     strings over the input, valid during the call only;
+//   - in a Builder, a run of deltas changes one private view in place: no
+//     view, invocation node or hot group is copied per event.
+//
+// Both are sound only when the fold stores none of the event's strings and
+// changes nothing before it knows the event is accepted. So the path takes
+// only an event whose tag is already known to the run (the first attributed
+// event of an invocation records the tag), while no chunk stream is pending
+// (closing one stores ids), and whose fold is neither refused nor warned
+// about (the handlers check before they change anything, and messages that
+// name ids are built on the full path, which owns its strings). Anything
+// else falls back to the full path, which decides.
+
+// delta is a streamed delta to fold on the fast path: all but its text,
+// which travels apart so that escape analysis can keep a text decoded on the
+// caller's stack there (the ids leak into messages; the text never does).
+type delta struct {
+	t     event.Type
+	id    string
+	tag   model.Owner
+	valid bool
+}
+
+// deltaOf returns e as a delta, and its text, when e is one the fast path
+// may take.
+func deltaOf(e event.Event) (delta, string) {
+	switch e := e.(type) {
+	case *event.TextMessageContent:
+		if e.Metadata == nil && e.Warnings() == nil {
+			return delta{t: event.TypeTextMessageContent, id: e.MessageID, tag: tagOf(e), valid: true}, e.Delta
+		}
+	case *event.ReasoningMessageContent:
+		if e.Metadata == nil && e.Warnings() == nil {
+			return delta{t: event.TypeReasoningMessageContent, id: e.MessageID, tag: tagOf(e), valid: true}, e.Delta
+		}
+	case *event.ToolCallArgs:
+		if e.Metadata == nil && e.Warnings() == nil {
+			return delta{t: event.TypeToolCallArgs, id: e.ToolCallID, tag: tagOf(e), valid: true}, e.Delta
+		}
+	}
+	return delta{}, ""
+}
+
+// scanned reads data as a delta in place (see internal/wire), and returns
+// its text. The strings alias data; an escaped text is decoded into buf
+// when it fits.
+func scanned(data []byte, buf []byte) (delta, string) {
+	d, ok := wire.ScanDelta(data)
+	if !ok {
+		return delta{}, ""
+	}
+	text := aliased(d.Text)
+	if d.Escaped {
+		b, ok := wire.AppendUnescaped(buf[:0], d.Text)
+		if !ok {
+			return delta{}, ""
+		}
+		text = aliased(b)
+	}
+	var tag model.Owner
+	if d.Tagged {
+		tag = model.Owner{Sub: true, ID: aliased(d.Tag)}
+	}
+	return delta{t: event.Type(d.Type), id: aliased(d.ID), tag: tag, valid: true}, text
+}
+
+// admits reports whether the state allows the fast path for d: a run is
+// active, no chunk stream is pending and d's tag is known to the run.
+func admits(st *model.State, d delta) bool {
+	c := st.C
+	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+		return false
+	}
+	if d.tag.Sub {
+		if _, seen := c.Scope.Attributed.Get(d.tag.ID); !seen {
+			return false
+		}
+	}
+	return true
+}
+
+// foldIn folds d into f's private state in place. It reports false, having
+// changed nothing, when the full path must decide (a refusal or a warning).
+func (f *folder) foldIn(d delta, text string) bool {
+	t, id, tag := d.t, d.id, d.tag
+	f.wire, f.cur = t, t
+	f.index = f.st.Events
+	f.step = f.st.Step + 1
+	var viol *Violation
+	switch t {
+	case event.TypeTextMessageContent:
+		viol = f.textContent(id, text, tag, nil)
+	case event.TypeReasoningMessageContent:
+		viol = f.reasoningMsgContent(id, text, tag, nil)
+	case event.TypeToolCallArgs:
+		viol = f.toolArgs(id, text, tag, nil)
+	default:
+		return false
+	}
+	if viol != nil || len(f.diags) > 0 {
+		// The handlers check before they change anything: nothing to undo.
+		f.diags = f.diags[:0]
+		return false
+	}
+	f.st.Step = f.step
+	f.st.Events++
+	return true
+}
+
+// aliased returns b's bytes as a string without copying; b must not change
+// while the string is in use.
+func aliased(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
