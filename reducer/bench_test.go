@@ -308,3 +308,40 @@ func median(xs []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// BenchmarkBuilderDelta is BenchmarkReduceDelta through a Builder that
+// hands out a view every 64 events.
+func BenchmarkBuilderDelta(b *testing.B) {
+	bl := reducer.NewBuilder(view.New())
+	if err := bl.Fold(&event.RunStarted{ThreadID: "t", RunID: "r"}); err != nil {
+		b.Fatal(err)
+	}
+	var evs []event.Event
+	for i := range 12 {
+		id := fmt.Sprintf("s%d", i)
+		for _, e := range []event.Event{
+			&event.SubagentStarted{ID: id, Name: "worker"},
+			&event.TextMessageStart{Attribution: event.By(id), MessageID: "m" + id},
+		} {
+			if err := bl.Fold(e); err != nil {
+				b.Fatal(err)
+			}
+		}
+		evs = append(evs, &event.TextMessageContent{Attribution: event.By(id), MessageID: "m" + id, Delta: "hello "})
+	}
+	start := bl.View()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%10000 == 0 {
+			bl = reducer.NewBuilder(start) // keep the streamed texts short
+		}
+		if err := bl.Fold(evs[i%len(evs)]); err != nil {
+			b.Fatal(err)
+		}
+		if i%64 == 63 {
+			_ = bl.View()
+		}
+		i++
+	}
+}

@@ -9,12 +9,15 @@ import (
 // A Builder folds a stream of events as Fold, FoldJSON, Refuse and End do,
 // for consumers that need the view only now and then — after a burst of
 // events, once per frame, at the end of a file — rather than after every
-// event. Between two calls of View it may change in place what no view it
-// has returned can reach: a run of streamed deltas (text, reasoning, tool
-// call arguments) then costs no copy of the view or of the invocations they
-// stream into, and leaves far less garbage than folding the events one by
-// one. Every event is verified exactly as Fold verifies it, and View returns
-// the view Fold would have returned after the same events.
+// event. Between two calls of View it changes in place what no view it has
+// handed out can reach — the view itself, the invocation nodes and the
+// bookkeeping it made since — instead of copying them for every event: a
+// run of streamed deltas (text, reasoning, tool call arguments) copies
+// nothing but the streamed bytes, and other events copy only the paths of
+// the persistent collections they change. An event that is refused has
+// what it changed taken back. Every event is verified exactly as Fold
+// verifies it, and View returns the view Fold would have returned after the
+// same events.
 //
 // Views a Builder returns are immutable like any other; a Builder itself
 // is not safe for concurrent use. The zero Builder is not usable: start one
@@ -22,10 +25,11 @@ import (
 type Builder struct {
 	cur *view.View
 	// owned: cur was made by this Builder after the last view it handed
-	// out, and may change in place, as may the invocation nodes stamped
-	// with a version after frozen, the step of that view.
+	// out, and may change in place, as may the invocation nodes and the
+	// cold part stamped after frozen, the step of that view.
 	owned  bool
 	frozen uint64
+	undo   undoLog   // what the fold in progress changed in place
 	buf    [512]byte // decoded text of an escaped delta read in place
 }
 
@@ -47,10 +51,12 @@ func (b *Builder) Fold(e event.Event) error {
 	if d, text := deltaOf(e); d.valid && b.inPlace(d, text) {
 		return nil
 	}
-	var err error
-	b.cur, err = Fold(b.cur, e)
-	b.owned = true
-	return err
+	if e == nil {
+		viol := nilEvent(b.cur)
+		b.cur, b.owned = record(b.cur, viol), true
+		return viol
+	}
+	return b.fold(e)
 }
 
 // FoldJSON decodes and folds one wire event as FoldJSON does. data is not
@@ -59,24 +65,57 @@ func (b *Builder) FoldJSON(data []byte) error {
 	if d, text := scanned(data, b.buf[:]); d.valid && b.inPlace(d, text) {
 		return nil
 	}
-	var err error
-	b.cur, err = FoldJSON(b.cur, data)
-	b.owned = true
-	return err
+	e, err := event.Decode(data)
+	if err != nil {
+		var viol *Violation
+		b.cur, viol = refuseJSON(b.cur, err)
+		b.owned = true
+		if viol == nil {
+			return nil // an unknown type, skipped with a warning
+		}
+		return viol
+	}
+	return b.fold(e)
 }
 
 // Refuse counts one wire event that could not be folded, as Refuse does.
 func (b *Builder) Refuse(t event.Type, err error) {
-	b.cur = Refuse(b.cur, t, err)
-	b.owned = true
+	b.cur, b.owned = Refuse(b.cur, t, err), true
 }
 
 // End records the end of the stream, as End does, and returns the final
 // view, as View does.
 func (b *Builder) End(cause error) *view.View {
-	b.cur = End(b.cur, cause)
-	b.owned = true
+	b.cur, b.owned = End(b.cur, cause), true
 	return b.View()
+}
+
+// transient returns the view to fold the next event into (the current one
+// when the Builder owns it, else a new one) and a transient folder on it.
+func (b *Builder) transient(t event.Type) (*model.View, folder) {
+	nv := (*model.View)(b.cur)
+	if !b.owned {
+		nv, _ = next(b.cur)
+	}
+	f := newFolder(nv, t)
+	f.u, f.frozen = &b.undo, b.frozen
+	b.undo.reset()
+	return nv, f
+}
+
+// fold folds e in place, taking back what it changed if e is refused.
+func (b *Builder) fold(e event.Event) error {
+	nv, f := b.transient(e.EventType())
+	st := nv.S()
+	saved := *st
+	if viol := f.fold(e); viol != nil {
+		f.undo()
+		*st = saved
+		b.cur, b.owned = record(b.cur, viol), true
+		return viol
+	}
+	b.cur, b.owned = publish(nv), true
+	return nil
 }
 
 // inPlace folds d into the Builder's view in place. It reports false,
@@ -85,16 +124,9 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	if !admits(state(b.cur), d) {
 		return false
 	}
-	var nv *model.View
-	if b.owned {
-		nv = (*model.View)(b.cur)
-	} else {
-		nv, _ = next(b.cur)
-	}
-	f := newFolder(nv, d.t)
-	f.transient, f.frozen = true, b.frozen
+	nv, f := b.transient(d.t)
 	if !f.foldIn(d, text) {
-		return false // a fresh nv is simply dropped
+		return false // nothing changed; a fresh nv is simply dropped
 	}
 	f.commit()
 	b.cur, b.owned = publish(nv), true

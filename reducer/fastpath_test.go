@@ -184,6 +184,9 @@ func TestFastPathCases(t *testing.T) {
 		"chunk pending":      {`{"type":"TEXT_MESSAGE_CHUNK","messageId":"k1","delta":"c"}`, `{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"s1","messageId":"m1","delta":"x"}`, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"k1","delta":"x"}`},
 		"removed by snapshot": {`{"type":"MESSAGES_SNAPSHOT","messages":[]}`, `{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"s1","messageId":"m1","delta":"x"}`,
 			`{"type":"TOOL_CALL_ARGS","subagentRunId":"s1","toolCallId":"c1","delta":"x"}`},
+		"refused after closing a lane": {`{"type":"TEXT_MESSAGE_CHUNK","messageId":"k1","delta":"c"}`, `{"type":"STEP_FINISHED","stepName":"nope"}`,
+			`{"type":"TEXT_MESSAGE_CHUNK","delta":"d"}`, `{"type":"TOOL_CALL_CHUNK","subagentRunId":"s1","toolCallId":"c2","toolCallName":"g","delta":"{"}`,
+			`{"type":"STEP_FINISHED","subagentRunId":"s1","stepName":"nope"}`, `{"type":"TOOL_CALL_CHUNK","subagentRunId":"s1","delta":"}"}`},
 		"after run":    {`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`, `{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"s1","messageId":"m1","delta":"x"}`},
 		"not json":     {`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"x"`},
 		"whitespace":   {` { "type" : "TEXT_MESSAGE_CONTENT" , "messageId" : "m2" , "delta" : "x" } `},
@@ -281,4 +284,14 @@ func FuzzFoldJSONPaths(f *testing.F) {
 		}
 		p.end()
 	})
+}
+
+// TestBuilderNilEvent checks that a Builder refuses a nil event as Fold does.
+func TestBuilderNilEvent(t *testing.T) {
+	b := reducer.NewBuilder(view.New())
+	v, want := reducer.Fold(view.New(), nil)
+	got := b.Fold(nil)
+	require.Error(t, got)
+	assert.Equal(t, want.Error(), got.Error())
+	assert.Equal(t, string(viewJSON(t, v)), string(viewJSON(t, b.View())))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
@@ -93,12 +94,39 @@ func content(raw json.RawMessage) (text persist.Text, isText bool, other json.Ra
 		return text, false, nil
 	}
 	if raw[0] == '"' {
+		if s, ok := plainString(raw); ok {
+			return persist.TextOf(s), true, nil
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err == nil {
 			return persist.TextOf(s), true, nil
 		}
 	}
 	return text, false, bytes.Clone(raw)
+}
+
+// plainString returns the value of a JSON string literal that needs no
+// decoding (no escape, no control character, valid UTF-8), copied; ok is
+// false for any other input, which encoding/json then decides about.
+func plainString(raw []byte) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : n-1]
+	ascii := true
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // ---------------------------------------------------------------------------

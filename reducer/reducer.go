@@ -154,14 +154,24 @@ func FoldJSON(v *view.View, data []byte) (*view.View, error) {
 	}
 	e, err := event.Decode(data)
 	if err != nil {
-		var ute *event.UnknownTypeError
-		if errors.As(err, &ute) {
-			return Refuse(v, ute.Type, err), nil
+		nv, viol := refuseJSON(v, err)
+		if viol == nil {
+			return nv, nil
 		}
-		viol := refusal(v.EventCount(), "", err)
-		return record(v, viol), viol
+		return nv, viol
 	}
 	return Fold(v, e)
+}
+
+// refuseJSON records a wire event that did not decode: an unknown type is
+// skipped with a warning (the violation is nil), anything else refused.
+func refuseJSON(v *view.View, err error) (*view.View, *Violation) {
+	var ute *event.UnknownTypeError
+	if errors.As(err, &ute) {
+		return Refuse(v, ute.Type, err), nil
+	}
+	viol := refusal(v.EventCount(), "", err)
+	return record(v, viol), viol
 }
 
 const (
@@ -200,13 +210,25 @@ func record(v *view.View, viol *Violation) *view.View {
 // fold verifies and folds e into a new view, or returns the violation.
 func fold(v *view.View, e event.Event) (*view.View, *Violation) {
 	if e == nil {
-		return nil, &Violation{Rule: event.RuleSchema, Index: v.EventCount(), Message: "nil event"}
+		return nil, nilEvent(v)
 	}
-	nv, st := next(v)
-	fv := newFolder(nv, e.EventType())
-	f := &fv
-	if err := f.event(e); err != nil {
+	nv, _ := next(v)
+	f := newFolder(nv, e.EventType())
+	if err := f.fold(e); err != nil {
 		return nil, err
+	}
+	return publish(nv), nil
+}
+
+func nilEvent(v *view.View) *Violation {
+	return &Violation{Rule: event.RuleSchema, Index: v.EventCount(), Message: "nil event"}
+}
+
+// fold verifies and folds e into f's state, or returns the violation
+// having published nothing.
+func (f *folder) fold(e event.Event) *Violation {
+	if err := f.event(e); err != nil {
+		return err
 	}
 	for _, w := range e.Common().Warnings() {
 		if w.Rule == event.WarnDeprecated && e.EventType().Deprecated() {
@@ -215,8 +237,8 @@ func fold(v *view.View, e event.Event) (*view.View, *Violation) {
 		f.warn(warningRule(w), "%s", w.String())
 	}
 	f.commit()
-	st.Events++
-	return publish(nv), nil
+	f.st.Events++
+	return nil
 }
 
 // warningRule returns the rule id a decoding warning is filed under.
@@ -246,11 +268,11 @@ type folder struct {
 	nfew  int
 	more  []dirtyNode
 	diags []model.Diag
-	// transient: the fold may change in place the invocation nodes stamped
-	// with a version after frozen, which no view handed out reaches (see
-	// Builder).
-	transient bool
-	frozen    uint64
+	// u non-nil: a transient fold, which may change in place the invocation
+	// nodes and the cold part stamped after frozen, which no view handed out
+	// reaches (see Builder), logging their old values in u.
+	u      *undoLog
+	frozen uint64
 }
 
 type dirtyNode struct {
@@ -285,14 +307,54 @@ func (f *folder) addDirty(d dirtyNode) int {
 	return f.ndirty() - 1
 }
 
-// c returns the cold part of the state, copied on first use in this fold.
+// c returns the cold part of the state, copied on first use in this fold
+// (in a transient fold, kept and changed in place when no view handed out
+// reaches it, its old value saved for undo).
 func (f *folder) c() *model.Cold {
 	if !f.cold {
-		c := *f.st.C
-		f.st.C = &c
 		f.cold = true
+		if f.u != nil && f.st.C.Stamp > f.frozen {
+			f.u.cold, f.u.coldSaved = *f.st.C, true
+			return f.st.C
+		}
+		c := *f.st.C
+		c.Stamp = f.step
+		f.st.C = &c
 	}
 	return f.st.C
+}
+
+// undo takes back the changes a transient fold made in place, for a refused
+// event: the cold part and the nodes it changed in place get their old
+// values back. (The caller restores the state struct itself.) Spare room
+// the fold claimed in shared buffers stays unused.
+func (f *folder) undo() {
+	if f.u.coldSaved {
+		*f.st.C = f.u.cold
+	}
+	for _, s := range f.u.nodes {
+		*s.n.D() = s.orig
+	}
+}
+
+// undoLog holds what a transient fold changed in place, for undo. A Builder
+// keeps one and reuses it from fold to fold.
+type undoLog struct {
+	coldSaved bool
+	cold      model.Cold
+	nodes     []savedNode
+}
+
+type savedNode struct {
+	n    *model.Inv
+	orig model.InvData
+}
+
+// reset readies the log for the next fold.
+func (u *undoLog) reset() {
+	u.coldSaved = false
+	clear(u.nodes) // drop the references
+	u.nodes = u.nodes[:0]
 }
 
 // commit publishes the nodes changed during the fold into the state and
@@ -337,9 +399,11 @@ func (f *folder) dirtyAt(key int) int {
 	} else {
 		src = f.st.Inv(key)
 	}
-	if f.transient && src.D().Version > f.frozen {
+	if f.u != nil && src.D().Version > f.frozen {
 		// No view handed out reaches the node (see Builder): change it in
-		// place. It stays where it is stored, so commit leaves it there.
+		// place, keeping its old value for undo. It stays where it is
+		// stored, so commit leaves it there.
+		f.u.nodes = append(f.u.nodes, savedNode{n: src, orig: *src.D()})
 		src.D().Version = f.step
 		return f.addDirty(dirtyNode{key: key, n: src, inPlace: true})
 	}

@@ -537,6 +537,9 @@ func (s *State) EachInv(fn func(*Inv) bool) {
 
 // Cold is the part of a State most events leave alone.
 type Cold struct {
+	// Stamp is the step of the fold that made this copy: a Builder changes
+	// in place a Cold stamped after the last view it handed out.
+	Stamp uint64
 	Ended bool
 
 	Phase Phase
