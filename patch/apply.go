@@ -3,7 +3,6 @@ package patch
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 )
 
 // DefaultMaxDocumentBytes is the document size limit Apply uses when
@@ -42,9 +41,15 @@ type operation struct {
 	index int
 	op    string
 	path  string
-	toks  []string // path, parsed
-	from  []string // from, parsed (move, copy)
-	value *node    // add, replace, test
+	value *node // add, replace, test
+}
+
+// pointers are the parsed path and from of an operation. They are kept apart
+// from the operation, whose strings end up in errors, so that escape analysis
+// can leave the tokens on Apply's stack.
+type pointers struct {
+	path []string
+	from []string // move, copy
 }
 
 // Apply applies the RFC 6902 JSON Patch ops (a JSON array of operation
@@ -68,175 +73,92 @@ type operation struct {
 // reference client does; remove with the path "" leaves the document null,
 // as the reference client does.
 func Apply(d Document, ops json.RawMessage, opts *Options) (Document, []Warning, error) {
-	list, warns, err := decodePatch(ops, opts)
-	if err != nil {
-		return d, warns, err
-	}
+	// Each operation is applied as soon as it is decoded. The first failure
+	// to apply is held until the whole patch has been read, because a
+	// malformed operation or a syntax error after it takes precedence: the
+	// patch behaves as if it were validated whole before anything applied.
+	dec := newDecoder(ops, opts)
+	var toks [stackTokens]string
+	var failed *Error
 	limit := opts.maxBytes()
 	cur := d.node()
-	for _, op := range list {
-		next, err := op.apply(cur)
-		if err != nil {
-			return d, warns, op.fail(err)
+	for {
+		op, ptrs, ok := dec.next(toks[:])
+		if !ok {
+			break
 		}
-		if limit >= 0 && next.size > limit && next.size > cur.size {
-			return d, warns, op.fail(failf(ErrTooLarge,
-				"the document would grow to %d bytes, over the limit of %d", next.size, limit))
+		if failed != nil {
+			continue
+		}
+		next, err := op.apply(cur, ptrs)
+		if err == nil && limit >= 0 && next.size > limit && next.size > cur.size {
+			err = failf(ErrTooLarge, "the document would grow to %d bytes, over the limit of %d", next.size, limit)
+		}
+		if err != nil {
+			failed = op.fail(err)
+			continue
 		}
 		cur = next
 	}
-	if cur == d.node() {
-		return d, warns, nil
+	switch {
+	case dec.err != nil:
+		return d, dec.warns, dec.err
+	case failed != nil:
+		return d, dec.warns, failed
+	case cur == d.node():
+		return d, dec.warns, nil
 	}
-	return wrap(cur), warns, nil
+	return wrap(cur), dec.warns, nil
 }
+
+// stackTokens is the number of pointer tokens (of path and from together)
+// of an operation that Apply keeps on its stack; longer pointers allocate.
+const stackTokens = 8
 
 func (op *operation) fail(f *failure) *Error {
 	return &Error{Index: op.index, Op: op.op, Path: op.path, Err: f.err, Reason: f.reason}
 }
 
-// decodePatch parses and validates the whole patch before anything is
-// applied, so a malformed operation fails the patch whatever comes before it.
-func decodePatch(raw json.RawMessage, opts *Options) ([]operation, []Warning, error) {
-	root, err := parseValue(raw)
-	if err != nil {
-		return nil, nil, &Error{Index: -1, Reason: err.Error(), Err: causeError{ErrInvalidPatch, err}}
-	}
-	if root.kind != kindArray {
-		return nil, nil, &Error{Index: -1, Err: ErrInvalidPatch,
-			Reason: fmt.Sprintf("the patch is a JSON %s, want an array of operations", root.kindName())}
-	}
-	var warns []Warning
-	list := make([]operation, 0, root.arr.len())
-	for i := range root.arr.len() {
-		op, err := decodeOperation(i, root.arr.at(i))
-		if err == nil {
-			list = append(list, op)
-			continue
-		}
-		if err.err != ErrUnknownOp || (opts != nil && opts.RejectUnknownOps) {
-			return nil, warns, op.fail(err)
-		}
-		warns = append(warns, Warning{Index: i, Op: op.op, Path: op.path,
-			Message: fmt.Sprintf("unknown operation %q removed; the rest of the patch applies", op.op)})
-	}
-	return list, warns, nil
-}
-
-// stringMember reads an optional string member of an operation object.
-func stringMember(o *object, name string) (s string, present bool, err *failure) {
-	v, ok := o.get(name)
-	if !ok {
-		return "", false, nil
-	}
-	if v.kind != kindString {
-		return "", true, failf(ErrInvalidPatch, "%q is a JSON %s, want a string", name, v.kindName())
-	}
-	return v.text, true, nil
-}
-
-func decodeOperation(i int, n *node) (operation, *failure) {
-	op := operation{index: i}
-	if n.kind != kindObject {
-		return op, failf(ErrInvalidPatch, "the operation is a JSON %s, want an object", n.kindName())
-	}
-	o := n.obj
-	// Read path first so that every later failure can name it.
-	path, hasPath, pathErr := stringMember(o, "path")
-	op.path = path
-	kind, hasOp, err := stringMember(o, "op")
-	if err != nil {
-		return op, err
-	}
-	if !hasOp {
-		return op, failf(ErrInvalidPatch, "the operation has no \"op\"")
-	}
-	op.op = kind
-	switch kind {
-	case "add", "remove", "replace", "move", "copy", "test":
-	default:
-		return op, failf(ErrUnknownOp, "%q is not an RFC 6902 operation", kind)
-	}
-	if pathErr != nil {
-		return op, pathErr
-	}
-	if !hasPath {
-		return op, failf(ErrInvalidPatch, "the operation has no \"path\"")
-	}
-	toks, bad := parsePointer(path)
-	if bad != "" {
-		return op, failf(ErrInvalidPointer, "path %q: %s", path, bad)
-	}
-	op.toks = toks
-	switch kind {
-	case "move", "copy":
-		from, hasFrom, err := stringMember(o, "from")
-		if err != nil {
-			return op, err
-		}
-		if !hasFrom {
-			return op, failf(ErrInvalidPatch, "a %s operation needs \"from\"", kind)
-		}
-		ftoks, bad := parsePointer(from)
-		if bad != "" {
-			return op, failf(ErrInvalidPointer, "from %q: %s", from, bad)
-		}
-		op.from = ftoks
-		if kind == "move" && len(ftoks) == 0 {
-			return op, failf(ErrInvalidPatch, "cannot move the whole document")
-		}
-		if kind == "move" && len(ftoks) < len(toks) && slices.Equal(ftoks, toks[:len(ftoks)]) {
-			return op, failf(ErrInvalidPatch, "cannot move %q into its own child %q", from, path)
-		}
-	case "add", "replace", "test":
-		v, ok := o.get("value")
-		if !ok {
-			return op, failf(ErrInvalidPatch, "a %s operation needs \"value\"", kind)
-		}
-		op.value = v
-	}
-	return op, nil
-}
-
-// apply performs the operation on root and returns the new root.
-func (op *operation) apply(root *node) (*node, *failure) {
+// apply performs the operation, whose pointers are ptrs, on root and returns
+// the new root.
+func (op *operation) apply(root *node, ptrs pointers) (*node, *failure) {
 	switch op.op {
 	case "add":
-		return add(root, op.toks, op.value)
+		return add(root, ptrs.path, op.value)
 	case "remove":
-		if len(op.toks) == 0 {
+		if len(ptrs.path) == 0 {
 			return nullNode, nil
 		}
-		return modify(root, op.toks, 0, removeChild)
+		return modify(root, ptrs.path, 0, removeChild)
 	case "replace":
-		if len(op.toks) == 0 {
+		if len(ptrs.path) == 0 {
 			return op.value, nil
 		}
 		v := op.value
-		return modify(root, op.toks, 0, func(parent *node, key string) (*node, *failure) {
+		return modify(root, ptrs.path, 0, func(parent *node, key string) (*node, *failure) {
 			return replaceChild(parent, key, v)
 		})
 	case "move":
-		v, err := resolve(root, op.from)
+		v, err := resolve(root, ptrs.from)
 		if err != nil {
 			return nil, fromFailure(err)
 		}
 		// A move is a remove then an add, even onto itself: an object member
-		// then goes last, as in the reference client. decodeOperation made
+		// then goes last, as in the reference client. opFields.decode made
 		// sure from is not "" and not a prefix of path.
-		root, err = modify(root, op.from, 0, removeChild)
+		root, err = modify(root, ptrs.from, 0, removeChild)
 		if err != nil {
 			return nil, fromFailure(err)
 		}
-		return add(root, op.toks, v)
+		return add(root, ptrs.path, v)
 	case "copy":
-		v, err := resolve(root, op.from)
+		v, err := resolve(root, ptrs.from)
 		if err != nil {
 			return nil, fromFailure(err)
 		}
-		return add(root, op.toks, v)
+		return add(root, ptrs.path, v)
 	default: // test
-		v, err := resolve(root, op.toks)
+		v, err := resolve(root, ptrs.path)
 		if err != nil {
 			return nil, err
 		}
@@ -320,10 +242,10 @@ func modify(n *node, toks []string, depth int, f func(parent *node, key string) 
 		return nil, err
 	}
 	if n.kind == kindObject {
-		return newObjectNode(n.obj.set(toks[depth], nc)), nil
+		return n.obj.set(toks[depth], nc), nil
 	}
 	i, _ := arrayIndex(toks[depth], n.arr.len(), false) // child validated it
-	return newArrayNode(n.arr.set(i, nc)), nil
+	return n.arr.set(i, nc), nil
 }
 
 // add implements the add operation: it sets an object member (replacing an
@@ -335,13 +257,13 @@ func add(root *node, toks []string, v *node) (*node, *failure) {
 	return modify(root, toks, 0, func(parent *node, key string) (*node, *failure) {
 		switch parent.kind {
 		case kindObject:
-			return newObjectNode(parent.obj.set(key, v)), nil
+			return parent.obj.set(key, v), nil
 		case kindArray:
 			i, err := arrayIndex(key, parent.arr.len(), true)
 			if err != nil {
 				return nil, err
 			}
-			return newArrayNode(parent.arr.insert(i, v)), nil
+			return parent.arr.insert(i, v), nil
 		default:
 			return nil, failf(ErrPathNotFound, "cannot add a member to a %s", parent.kindName())
 		}
@@ -355,13 +277,13 @@ func removeChild(parent *node, key string) (*node, *failure) {
 		if !ok {
 			return nil, failf(ErrPathNotFound, "no such member")
 		}
-		return newObjectNode(o), nil
+		return o, nil
 	case kindArray:
 		i, err := arrayIndex(key, parent.arr.len(), false)
 		if err != nil {
 			return nil, err
 		}
-		return newArrayNode(parent.arr.remove(i)), nil
+		return parent.arr.remove(i), nil
 	default:
 		return nil, failf(ErrPathNotFound, "the parent is a %s", parent.kindName())
 	}
@@ -373,13 +295,13 @@ func replaceChild(parent *node, key string, v *node) (*node, *failure) {
 		if _, ok := parent.obj.get(key); !ok {
 			return nil, failf(ErrPathNotFound, "no such member")
 		}
-		return newObjectNode(parent.obj.set(key, v)), nil
+		return parent.obj.set(key, v), nil
 	case kindArray:
 		i, err := arrayIndex(key, parent.arr.len(), false)
 		if err != nil {
 			return nil, err
 		}
-		return newArrayNode(parent.arr.set(i, v)), nil
+		return parent.arr.set(i, v), nil
 	default:
 		return nil, failf(ErrPathNotFound, "the parent is a %s", parent.kindName())
 	}

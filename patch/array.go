@@ -135,61 +135,73 @@ func (a *array) encodedSize() int {
 	return 2 + a.content + n - 1
 }
 
-// set returns a with element i replaced by v.
-func (a *array) set(i int, v *node) array {
-	old := a.at(i)
-	r := array{content: a.content - old.size + v.size}
+// set returns a new array node: a with element i replaced by v.
+func (a *array) set(i int, v *node) *node {
+	content := a.content - a.at(i).size + v.size
 	if a.tree == nil {
-		r.flat = slices.Clone(a.flat)
-		r.flat[i] = v
-	} else {
-		r.tree = a.tree.set(i, v)
+		x, s := newFlatArray(len(a.flat))
+		copy(s, a.flat)
+		s[i] = v
+		x.a = array{flat: s, content: content}
+		return x.finish()
 	}
-	return r
+	return newArrayNode(array{tree: a.tree.set(i, v), content: content})
 }
 
-// insert returns a with v inserted before element i (0 <= i <= len).
-func (a *array) insert(i int, v *node) array {
-	r := array{content: a.content + v.size}
+// insert returns a new array node: a with v inserted before element i
+// (0 <= i <= len).
+func (a *array) insert(i int, v *node) *node {
+	content := a.content + v.size
 	if a.tree == nil {
-		s := make([]*node, len(a.flat)+1)
-		copy(s, a.flat[:i])
-		s[i] = v
-		copy(s[i+1:], a.flat[i:])
-		if len(s) <= flatArray {
-			r.flat = s
-		} else {
-			r.tree = buildTree(s)
+		n := len(a.flat) + 1
+		if n > flatArray {
+			return newArrayNode(array{tree: buildTree(insertInto(make([]*node, n), a.flat, i, v)), content: content})
 		}
-		return r
+		x, s := newFlatArray(n)
+		x.a = array{flat: insertInto(s, a.flat, i, v), content: content}
+		return x.finish()
 	}
 	left, right := a.tree.insert(i, v)
 	if right != nil {
 		left = &vnode{kids: []*vnode{left, right}, n: left.n + right.n}
 	}
-	r.tree = left
-	return r
+	return newArrayNode(array{tree: left, content: content})
 }
 
-// remove returns a without element i.
-func (a *array) remove(i int) array {
-	r := array{content: a.content - a.at(i).size}
+// insertInto fills dst (of length len(src)+1) with src and v inserted
+// before element i, and returns it.
+func insertInto(dst, src []*node, i int, v *node) []*node {
+	copy(dst, src[:i])
+	dst[i] = v
+	copy(dst[i+1:], src[i:])
+	return dst
+}
+
+// remove returns a new array node: a without element i.
+func (a *array) remove(i int) *node {
+	content := a.content - a.at(i).size
 	if a.tree == nil {
-		s := make([]*node, 0, len(a.flat)-1)
-		s = append(s, a.flat[:i]...)
-		r.flat = append(s, a.flat[i+1:]...)
-		return r
+		if len(a.flat) == 1 {
+			return emptyArrayNode
+		}
+		x, s := newFlatArray(len(a.flat) - 1)
+		copy(s, a.flat[:i])
+		copy(s[i:], a.flat[i+1:])
+		x.a = array{flat: s, content: content}
+		return x.finish()
 	}
 	t := a.tree.remove(i)
 	for len(t.kids) == 1 { // drop a root with a single child
 		t = t.kids[0]
 	}
 	if t.n <= flatArray/2 {
-		r.flat = (&array{tree: t}).elems()
-		return r
+		x, s := newFlatArray(t.n)
+		i := 0
+		t.each(func(e *node) bool { s[i] = e; i++; return true })
+		x.a = array{flat: s, content: content}
+		return x.finish()
 	}
-	r.tree = t
-	return r
+	return newArrayNode(array{tree: t, content: content})
 }
 
 // find returns the child holding index i and i's offset in it. With insert

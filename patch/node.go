@@ -34,18 +34,49 @@ type node struct {
 	obj  *object
 }
 
+// Shared nodes for the values that need no storage of their own. Like every
+// node they are never written, so any number of documents may hold them.
 var (
-	nullNode  = &node{kind: kindNull, size: 4}
-	falseNode = &node{kind: kindFalse, size: 5}
-	trueNode  = &node{kind: kindTrue, size: 4}
+	nullNode        = &node{kind: kindNull, size: 4}
+	falseNode       = &node{kind: kindFalse, size: 5}
+	trueNode        = &node{kind: kindTrue, size: 4}
+	emptyStringNode = &node{kind: kindString, size: 2}
+	emptyArrayNode  = &node{kind: kindArray, arr: &array{}, size: 2}
+	emptyObjectNode = &node{kind: kindObject, obj: &object{}, size: 2}
 )
 
+// smallInts holds the number nodes of the literals "0" to "99", which state
+// deltas write all the time (counters, progress, depth): parsing one costs no
+// allocation. Built once at initialisation and never written.
+var smallInts = func() (t [100]node) {
+	for i := range t {
+		lit := strconv.Itoa(i)
+		t[i] = node{kind: kindNumber, text: lit, size: len(lit)}
+	}
+	return t
+}()
+
 func newString(s string) *node {
+	if s == "" {
+		return emptyStringNode
+	}
 	return &node{kind: kindString, text: s, size: quotedLen(s)}
 }
 
 func newNumber(lit string) *node {
 	return &node{kind: kindNumber, text: lit, size: len(lit)}
+}
+
+// numberNode returns the node of a valid number literal, shared for the
+// literals of smallInts and copied from lit otherwise.
+func numberNode(lit []byte) *node {
+	switch {
+	case len(lit) == 1 && lit[0] >= '0' && lit[0] <= '9':
+		return &smallInts[lit[0]-'0']
+	case len(lit) == 2 && lit[0] >= '1' && lit[0] <= '9' && lit[1] >= '0' && lit[1] <= '9':
+		return &smallInts[int(lit[0]-'0')*10+int(lit[1]-'0')]
+	}
+	return newNumber(string(lit))
 }
 
 // arrayNode and objectNode put a container and its node in one allocation.
@@ -61,19 +92,91 @@ type objectNode struct {
 
 func newArrayNode(a array) *node {
 	x := &arrayNode{a: a}
-	x.n = node{kind: kindArray, arr: &x.a, size: a.encodedSize()}
-	return &x.n
+	return x.finish()
 }
 
 func newObjectNode(o object) *node {
 	x := &objectNode{o: o}
-	x.n = node{kind: kindObject, obj: &x.o, size: o.encodedSize()}
+	return x.finish()
+}
+
+// finish sets the node of x from its array and returns it.
+func (x *arrayNode) finish() *node {
+	x.n = node{kind: kindArray, arr: &x.a, size: x.a.encodedSize()}
 	return &x.n
 }
 
+// finish sets the node of x from its object and returns it.
+func (x *objectNode) finish() *node {
+	x.n = node{kind: kindObject, obj: &x.o, size: x.o.encodedSize()}
+	return &x.n
+}
+
+// block allocates a T and an array A in one allocation, and returns the T
+// and the first n elements of the array (slice returns all of them), with
+// capacity n. A node and its members, or a trie node and its slots, are
+// created and dropped together, so one allocation does for both: half the
+// allocator calls, and no more memory than two would round up to.
+func block[T, A, E any](n int, slice func(*A) []E) (*T, []E) {
+	b := new(struct {
+		t T
+		a A
+	})
+	return &b.t, slice(&b.a)[:n:n]
+}
+
+// newSmallObject allocates an object node together with room for its n
+// members (1 <= n <= smallObject). The caller fills the members, sets x.o
+// and calls x.finish before the node is handed out; the members then belong
+// to that node and are never written again. A few block sizes cover 1 to
+// smallObject members: the unused tail of a block is at most a third of it.
+func newSmallObject(n int) (x *objectNode, ms []member) {
+	switch {
+	case n <= 1:
+		return block[objectNode](n, func(a *[1]member) []member { return a[:] })
+	case n <= 2:
+		return block[objectNode](n, func(a *[2]member) []member { return a[:] })
+	case n <= 3:
+		return block[objectNode](n, func(a *[3]member) []member { return a[:] })
+	case n <= 4:
+		return block[objectNode](n, func(a *[4]member) []member { return a[:] })
+	case n <= 6:
+		return block[objectNode](n, func(a *[6]member) []member { return a[:] })
+	case n <= 8:
+		return block[objectNode](n, func(a *[8]member) []member { return a[:] })
+	case n <= 12:
+		return block[objectNode](n, func(a *[12]member) []member { return a[:] })
+	default:
+		return block[objectNode](n, func(a *[smallObject]member) []member { return a[:] })
+	}
+}
+
+// newFlatArray is newSmallObject for a flat array of n elements
+// (1 <= n <= flatArray): arrays of up to 16 elements share the node's block,
+// longer ones get their own.
+func newFlatArray(n int) (x *arrayNode, elems []*node) {
+	switch {
+	case n <= 1:
+		return block[arrayNode](n, func(a *[1]*node) []*node { return a[:] })
+	case n <= 2:
+		return block[arrayNode](n, func(a *[2]*node) []*node { return a[:] })
+	case n <= 4:
+		return block[arrayNode](n, func(a *[4]*node) []*node { return a[:] })
+	case n <= 8:
+		return block[arrayNode](n, func(a *[8]*node) []*node { return a[:] })
+	case n <= 16:
+		return block[arrayNode](n, func(a *[16]*node) []*node { return a[:] })
+	default:
+		return new(arrayNode), make([]*node, n)
+	}
+}
+
 // kindName names a node's JSON type for error messages.
-func (n *node) kindName() string {
-	switch n.kind {
+func (n *node) kindName() string { return n.kind.name() }
+
+// name names a JSON type for error messages.
+func (k kind) name() string {
+	switch k {
 	case kindNull:
 		return "null"
 	case kindFalse, kindTrue:

@@ -76,60 +76,74 @@ func (o *object) get(k string) (*node, bool) {
 	return nil, false
 }
 
-// set returns o with member k set to v: replaced in place if k exists,
-// appended otherwise. o is not modified.
-func (o *object) set(k string, v *node) object {
+// set returns a new object node: o with member k set to v, replaced in place
+// if k exists, appended otherwise. o is not modified.
+func (o *object) set(k string, v *node) *node {
 	if o.root == nil {
 		for i := range o.small {
 			if o.small[i].key == k {
-				s := slices.Clone(o.small)
+				x, s := newSmallObject(o.n)
+				copy(s, o.small)
 				s[i].val = v
-				return object{small: s, n: o.n, content: o.content - o.small[i].val.size + v.size}
+				x.o = object{small: s, n: o.n, content: o.content - o.small[i].val.size + v.size}
+				return x.finish()
 			}
 		}
 		if o.n < smallObject {
-			s := make([]member, o.n+1)
+			x, s := newSmallObject(o.n + 1)
 			copy(s, o.small)
 			s[o.n] = member{key: k, val: v}
-			return object{small: s, n: o.n + 1, content: o.content + memberSize(k, v)}
+			x.o = object{small: s, n: o.n + 1, content: o.content + memberSize(k, v)}
+			return x.finish()
 		}
 		big := o.toTrie()
 		return big.set(k, v)
 	}
 	h := hashKey(k)
 	if old := o.root.get(h, 0, k); old != nil {
-		root, _ := o.root.with(&entry{key: k, val: v, hash: h, seq: old.seq}, 0)
-		return object{root: root, n: o.n, next: o.next, content: o.content - old.val.size + v.size}
+		// Keep the old key: k may be a token of a patch's path, which the
+		// document should not hold on to when it needs none of it.
+		root, _ := o.root.with(&entry{key: old.key, val: v, hash: h, seq: old.seq}, 0)
+		return newObjectNode(object{root: root, n: o.n, next: o.next, content: o.content - old.val.size + v.size})
 	}
 	root, _ := o.root.with(&entry{key: k, val: v, hash: h, seq: o.next}, 0)
-	return object{root: root, n: o.n + 1, next: o.next + 1, content: o.content + memberSize(k, v)}
+	return newObjectNode(object{root: root, n: o.n + 1, next: o.next + 1, content: o.content + memberSize(k, v)})
 }
 
-// del returns o without member k, and whether k was there.
-func (o *object) del(k string) (object, bool) {
+// del returns a new object node, o without member k, and whether k was
+// there (if not, the node is nil).
+func (o *object) del(k string) (*node, bool) {
 	if o.root == nil {
 		for i := range o.small {
 			if o.small[i].key == k {
-				s := make([]member, 0, o.n-1)
-				s = append(s, o.small[:i]...)
-				s = append(s, o.small[i+1:]...)
-				return object{small: s, n: o.n - 1, content: o.content - memberSize(k, o.small[i].val)}, true
+				if o.n == 1 {
+					return emptyObjectNode, true
+				}
+				x, s := newSmallObject(o.n - 1)
+				copy(s, o.small[:i])
+				copy(s[i:], o.small[i+1:])
+				x.o = object{small: s, n: o.n - 1, content: o.content - memberSize(k, o.small[i].val)}
+				return x.finish(), true
 			}
 		}
-		return *o, false
+		return nil, false
 	}
 	root, old := o.root.without(hashKey(k), 0, k)
 	if old == nil {
-		return *o, false
+		return nil, false
 	}
 	r := object{root: root, n: o.n - 1, next: o.next, content: o.content - memberSize(k, old.val)}
 	if r.n <= shrinkObject {
-		return object{small: r.ordered(), n: r.n, content: r.content}, true
+		x, s := newSmallObject(r.n)
+		copy(s, r.ordered())
+		x.o = object{small: s, n: r.n, content: r.content}
+		return x.finish(), true
 	}
-	return r, true
+	return newObjectNode(r), true
 }
 
-// toTrie converts a small object to trie form, keeping its order.
+// toTrie converts a small object to trie form, keeping its order. It does
+// not retain o.small.
 func (o *object) toTrie() object {
 	r := object{root: &hnode{}, n: o.n, next: uint64(o.n), content: o.content}
 	for i, e := range o.small {
@@ -190,53 +204,77 @@ func (o *object) ordered() []member {
 	return ms
 }
 
-// objectBuilder builds an object member by member, mutating its own fresh
-// storage until build hands it out. A repeated member name keeps its first
+// objectBuilder builds an object member by member for the parser. While the
+// object is small its members sit on the parser's member stack (from base
+// on; nested objects use the stack above them), so building one costs a
+// single allocation, made by build; a larger object is a trie the builder
+// mutates until build hands it out. A repeated member name keeps its first
 // position and takes the last value, as JavaScript's JSON.parse does.
 type objectBuilder struct {
-	o object
+	base int    // where this object's members start on the stack
+	big  object // the trie, once the object has outgrown a small one
 }
 
-func (b *objectBuilder) add(k string, v *node) {
-	o := &b.o
-	if o.root == nil {
-		for i := range o.small {
-			if o.small[i].key == k {
-				o.content += v.size - o.small[i].val.size
-				o.small[i].val = v
-				return
+// add adds a member and returns the stack.
+func (b *objectBuilder) add(stack []member, k string, v *node) []member {
+	if b.big.root == nil {
+		ms := stack[b.base:]
+		for i := range ms {
+			if ms[i].key == k {
+				ms[i].val = v
+				return stack
 			}
 		}
-		if o.n < smallObject {
-			if o.small == nil {
-				o.small = make([]member, 0, 4)
-			}
-			o.small = append(o.small, member{key: k, val: v})
-			o.n++
-			o.content += memberSize(k, v)
-			return
+		if len(ms) < smallObject {
+			return append(stack, member{key: k, val: v})
 		}
-		*o = o.toTrie()
+		small := object{small: ms, n: len(ms), content: membersSize(ms)}
+		b.big = small.toTrie()
+		stack = b.pop(stack)
 	}
+	o := &b.big
 	h := hashKey(k)
 	if old := o.root.get(h, 0, k); old != nil {
 		o.content += v.size - old.val.size
 		o.root.insertFresh(&entry{key: k, val: v, hash: h, seq: old.seq}, 0)
-		return
+		return stack
 	}
 	o.root.insertFresh(&entry{key: k, val: v, hash: h, seq: o.next}, 0)
 	o.next++
 	o.n++
 	o.content += memberSize(k, v)
+	return stack
 }
 
-func (b *objectBuilder) build() object {
-	o := b.o
-	if o.root == nil {
-		o.small = slices.Clip(o.small)
+// build returns the object's node, and the stack without its members.
+func (b *objectBuilder) build(stack []member) (*node, []member) {
+	if b.big.root != nil {
+		return newObjectNode(b.big), stack
 	}
-	b.o = object{}
-	return o
+	ms := stack[b.base:]
+	if len(ms) == 0 {
+		return emptyObjectNode, stack
+	}
+	x, s := newSmallObject(len(ms))
+	copy(s, ms)
+	x.o = object{small: s, n: len(s), content: membersSize(s)}
+	return x.finish(), b.pop(stack)
+}
+
+// pop returns the stack without the object's members, dropping the
+// references they hold.
+func (b *objectBuilder) pop(stack []member) []member {
+	clear(stack[b.base:])
+	return stack[:b.base]
+}
+
+// membersSize is the content size of an object with the members ms.
+func membersSize(ms []member) int {
+	n := 0
+	for _, m := range ms {
+		n += memberSize(m.key, m.val)
+	}
+	return n
 }
 
 // ---------------------------------------------------------------------------
@@ -266,6 +304,38 @@ type hslot struct {
 }
 
 func slotIndex(bitmap, bit uint32) int { return bits.OnesCount32(bitmap & (bit - 1)) }
+
+// newHnode returns a trie node with the bitmap and room for n slots
+// (1 <= n <= 32) in the same allocation, for the caller to fill before the
+// node is handed out.
+func newHnode(bitmap uint32, n int) (*hnode, []hslot) {
+	var h *hnode
+	var s []hslot
+	switch {
+	case n <= 1:
+		h, s = block[hnode](n, func(a *[1]hslot) []hslot { return a[:] })
+	case n <= 2:
+		h, s = block[hnode](n, func(a *[2]hslot) []hslot { return a[:] })
+	case n <= 3:
+		h, s = block[hnode](n, func(a *[3]hslot) []hslot { return a[:] })
+	case n <= 4:
+		h, s = block[hnode](n, func(a *[4]hslot) []hslot { return a[:] })
+	case n <= 6:
+		h, s = block[hnode](n, func(a *[6]hslot) []hslot { return a[:] })
+	case n <= 8:
+		h, s = block[hnode](n, func(a *[8]hslot) []hslot { return a[:] })
+	case n <= 12:
+		h, s = block[hnode](n, func(a *[12]hslot) []hslot { return a[:] })
+	case n <= 16:
+		h, s = block[hnode](n, func(a *[16]hslot) []hslot { return a[:] })
+	case n <= 24:
+		h, s = block[hnode](n, func(a *[24]hslot) []hslot { return a[:] })
+	default:
+		h, s = block[hnode](n, func(a *[32]hslot) []hslot { return a[:] })
+	}
+	h.bitmap, h.slots = bitmap, s
+	return h, s
+}
 
 func (h *hnode) get(hash uint64, shift uint, k string) *entry {
 	for {
@@ -300,13 +370,17 @@ func pair(a, b *entry, shift uint) *hnode {
 	}
 	ia, ib := (a.hash>>shift)&trieMask, (b.hash>>shift)&trieMask
 	if ia == ib {
-		return &hnode{bitmap: 1 << ia, slots: []hslot{{sub: pair(a, b, shift+trieBits)}}}
+		h, s := newHnode(1<<ia, 1)
+		s[0] = hslot{sub: pair(a, b, shift+trieBits)}
+		return h
 	}
 	if ia > ib {
 		a, b = b, a
 		ia, ib = ib, ia
 	}
-	return &hnode{bitmap: 1<<ia | 1<<ib, slots: []hslot{{e: a}, {e: b}}}
+	h, s := newHnode(1<<ia|1<<ib, 2)
+	s[0], s[1] = hslot{e: a}, hslot{e: b}
+	return h
 }
 
 // with returns h with e stored (replacing an entry with the same key, which
@@ -327,11 +401,11 @@ func (h *hnode) with(e *entry, shift uint) (*hnode, *entry) {
 	bit := uint32(1) << ((e.hash >> shift) & trieMask)
 	idx := slotIndex(h.bitmap, bit)
 	if h.bitmap&bit == 0 {
-		s := make([]hslot, len(h.slots)+1)
+		n, s := newHnode(h.bitmap|bit, len(h.slots)+1)
 		copy(s, h.slots[:idx])
 		s[idx] = hslot{e: e}
 		copy(s[idx+1:], h.slots[idx:])
-		return &hnode{bitmap: h.bitmap | bit, slots: s}, nil
+		return n, nil
 	}
 	cur := h.slots[idx]
 	var repl hslot
@@ -346,9 +420,10 @@ func (h *hnode) with(e *entry, shift uint) (*hnode, *entry) {
 		sub, old = cur.sub.with(e, shift+trieBits)
 		repl = hslot{sub: sub}
 	}
-	s := slices.Clone(h.slots)
+	n, s := newHnode(h.bitmap, len(h.slots))
+	copy(s, h.slots)
 	s[idx] = repl
-	return &hnode{bitmap: h.bitmap, slots: s}, old
+	return n, old
 }
 
 // insertFresh stores e in h by mutating h and the nodes below it. Only for
@@ -432,14 +507,15 @@ func (h *hnode) without(hash uint64, shift uint, k string) (*hnode, *entry) {
 		if h.bitmap == bit {
 			return nil, old
 		}
-		s := make([]hslot, 0, len(h.slots)-1)
-		s = append(s, h.slots[:idx]...)
-		s = append(s, h.slots[idx+1:]...)
-		return &hnode{bitmap: h.bitmap &^ bit, slots: s}, old
+		n, s := newHnode(h.bitmap&^bit, len(h.slots)-1)
+		copy(s, h.slots[:idx])
+		copy(s[idx:], h.slots[idx+1:])
+		return n, old
 	}
-	s := slices.Clone(h.slots)
+	n, s := newHnode(h.bitmap, len(h.slots))
+	copy(s, h.slots)
 	s[idx] = repl
-	return &hnode{bitmap: h.bitmap, slots: s}, old
+	return n, old
 }
 
 // only returns the node's single entry when it holds exactly one entry and no

@@ -76,12 +76,14 @@ func TestObjectAgainstModel(t *testing.T) {
 			grow := (step/100)%2 == 0
 			if r.IntN(10) < 3 || grow && r.IntN(10) < 7 {
 				v := fmt.Sprint(step)
-				o = o.set(k, newNumber(v))
+				o = *o.set(k, newNumber(v)).obj
 				m.set(k, v)
 			} else {
-				var ok bool
-				o, ok = o.del(k)
+				n, ok := o.del(k)
 				assert.Equal(t, m.del(k), ok, "del(%s)", k)
+				if ok {
+					o = *n.obj
+				}
 			}
 			require.Equal(t, len(m.keys), o.len())
 			n := newObjectNode(o)
@@ -220,14 +222,14 @@ func TestArrayAgainstModel(t *testing.T) {
 			case len(m) > 0 && x < 2:
 				i := r.IntN(len(m))
 				v := fmt.Sprint(step)
-				a = a.set(i, newNumber(v))
+				a = *a.set(i, newNumber(v)).arr
 				m[i] = v
 			case len(m) > 0 && (x < 4 || !grow && x < 9):
 				i := r.IntN(len(m))
 				if r.IntN(3) == 0 {
 					i = 0 // a queue: remove from the front
 				}
-				a = a.remove(i)
+				a = *a.remove(i).arr
 				m = slices.Delete(m, i, i+1)
 			default:
 				i := r.IntN(len(m) + 1)
@@ -235,7 +237,7 @@ func TestArrayAgainstModel(t *testing.T) {
 					i = len(m) // append
 				}
 				v := fmt.Sprint(step)
-				a = a.insert(i, newNumber(v))
+				a = *a.insert(i, newNumber(v)).arr
 				m = slices.Insert(m, i, v)
 			}
 			require.Equal(t, len(m), a.len())

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -29,6 +30,12 @@ type parser struct {
 	b     []byte
 	i     int
 	depth int
+	// members and elems are stacks of the members and elements of the
+	// objects and arrays being parsed, innermost last, so that a small
+	// container is allocated once, when it ends, instead of grown as it is
+	// read.
+	members []member
+	elems   []*node
 	// names interns member names (see name); nameCount counts the names
 	// parsed before it exists.
 	names     map[string]string
@@ -36,6 +43,9 @@ type parser struct {
 }
 
 const (
+	// stackStart is the capacity the member and element stacks start with,
+	// enough for the values of a typical delta.
+	stackStart = 8
 	// internAfter is the number of member names after which a parser starts
 	// interning: a patch of a few operations never pays for the map.
 	internAfter = 64
@@ -140,16 +150,19 @@ func (p *parser) array() (*node, error) {
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
 		p.depth--
-		return newArrayNode(newArray(nil)), nil
+		return emptyArrayNode, nil
 	}
-	elems := make([]*node, 0, 4)
+	if p.elems == nil {
+		p.elems = make([]*node, 0, stackStart)
+	}
+	base := len(p.elems)
 	for {
 		p.skipSpace()
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		elems = append(elems, v)
+		p.elems = append(p.elems, v)
 		p.skipSpace()
 		if p.i >= len(p.b) {
 			return nil, p.errorf("unexpected end of input in array, want ',' or ']'")
@@ -160,11 +173,33 @@ func (p *parser) array() (*node, error) {
 		case ']':
 			p.i++
 			p.depth--
-			return newArrayNode(newArray(elems)), nil
+			return p.buildArray(base), nil
 		default:
 			return nil, p.errorf("unexpected %s in array, want ',' or ']'", p.describe())
 		}
 	}
+}
+
+// buildArray returns the node of the array whose elements are p.elems[base:]
+// (at least one) and takes them off the stack.
+func (p *parser) buildArray(base int) *node {
+	elems := p.elems[base:]
+	var n *node
+	if len(elems) > flatArray {
+		n = newArrayNode(newArray(slices.Clone(elems)))
+	} else {
+		content := 0
+		for _, e := range elems {
+			content += e.size
+		}
+		x, s := newFlatArray(len(elems))
+		copy(s, elems)
+		x.a = array{flat: s, content: content}
+		n = x.finish()
+	}
+	clear(elems)
+	p.elems = p.elems[:base]
+	return n
 }
 
 func (p *parser) object() (*node, error) {
@@ -172,13 +207,16 @@ func (p *parser) object() (*node, error) {
 		return nil, err
 	}
 	p.i++ // {
-	var b objectBuilder
 	p.skipSpace()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
 		p.depth--
-		return newObjectNode(b.build()), nil
+		return emptyObjectNode, nil
 	}
+	if p.members == nil {
+		p.members = make([]member, 0, stackStart)
+	}
+	b := objectBuilder{base: len(p.members)}
 	for {
 		p.skipSpace()
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
@@ -188,31 +226,54 @@ func (p *parser) object() (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.skipSpace()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return nil, p.errorf("unexpected %s after member name, want ':'", p.describe())
+		if err := p.colon(); err != nil {
+			return nil, err
 		}
-		p.i++
-		p.skipSpace()
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		b.add(k, v)
-		p.skipSpace()
-		if p.i >= len(p.b) {
-			return nil, p.errorf("unexpected end of input in object, want ',' or '}'")
+		p.members = b.add(p.members, k, v)
+		end, err := p.objectNext()
+		if err != nil {
+			return nil, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			p.depth--
-			return newObjectNode(b.build()), nil
-		default:
-			return nil, p.errorf("unexpected %s in object, want ',' or '}'", p.describe())
+		if end {
+			var n *node
+			n, p.members = b.build(p.members)
+			return n, nil
 		}
+	}
+}
+
+// colon reads the ':' after a member name, and the spaces around it.
+func (p *parser) colon() error {
+	p.skipSpace()
+	if p.i >= len(p.b) || p.b[p.i] != ':' {
+		return p.errorf("unexpected %s after member name, want ':'", p.describe())
+	}
+	p.i++
+	p.skipSpace()
+	return nil
+}
+
+// objectNext reads what follows a member's value: ',' (then it returns
+// false) or the '}' that ends the object (then it returns true).
+func (p *parser) objectNext() (bool, error) {
+	p.skipSpace()
+	if p.i >= len(p.b) {
+		return false, p.errorf("unexpected end of input in object, want ',' or '}'")
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case '}':
+		p.i++
+		p.depth--
+		return true, nil
+	default:
+		return false, p.errorf("unexpected %s in object, want ',' or '}'", p.describe())
 	}
 }
 
@@ -250,7 +311,7 @@ func (p *parser) number() (*node, error) {
 			return nil, p.errorf("invalid number, want a digit in the exponent")
 		}
 	}
-	return newNumber(string(p.b[start:p.i])), nil
+	return numberNode(p.b[start:p.i]), nil
 }
 
 // name parses a member name. Names repeat across the objects of a document
@@ -287,6 +348,17 @@ func (p *parser) name() (string, error) {
 // Invalid UTF-8 and unpaired surrogate escapes decode to U+FFFD, as
 // encoding/json and JavaScript's TextDecoder do.
 func (p *parser) str() (string, error) {
+	b, err := p.strBytes()
+	if err != nil {
+		return "", err
+	}
+	return intern(b), nil
+}
+
+// strBytes is str without the copy: the decoded value is a slice of the
+// input when the string has no escape and is valid UTF-8, and a new buffer
+// otherwise. Either way the caller must copy what it keeps.
+func (p *parser) strBytes() ([]byte, error) {
 	p.i++ // opening quote
 	start := p.i
 	// Fast path: no escapes, valid UTF-8.
@@ -297,7 +369,7 @@ func (p *parser) str() (string, error) {
 			s := p.b[start:p.i]
 			if ascii || utf8.Valid(s) {
 				p.i++
-				return intern(s), nil
+				return s, nil
 			}
 			break
 		}
@@ -305,7 +377,7 @@ func (p *parser) str() (string, error) {
 			break
 		}
 		if c < 0x20 {
-			return "", p.errorf("control character 0x%02x in string, must be escaped", c)
+			return nil, p.errorf("control character 0x%02x in string, must be escaped", c)
 		}
 		if c >= utf8.RuneSelf {
 			ascii = false
@@ -317,19 +389,19 @@ func (p *parser) str() (string, error) {
 	out := make([]byte, 0, 16)
 	for {
 		if p.i >= len(p.b) {
-			return "", p.errorf("unexpected end of input in string")
+			return nil, p.errorf("unexpected end of input in string")
 		}
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			return string(out), nil
+			return out, nil
 		case c < 0x20:
-			return "", p.errorf("control character 0x%02x in string, must be escaped", c)
+			return nil, p.errorf("control character 0x%02x in string, must be escaped", c)
 		case c == '\\':
 			r, err := p.escape()
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			out = utf8.AppendRune(out, r)
 		case c < utf8.RuneSelf:

@@ -8,36 +8,65 @@ import (
 // parsePointer splits an RFC 6901 JSON pointer into its unescaped reference
 // tokens. "" is the whole document (no tokens). A pointer must otherwise
 // start with "/", and "~" may appear only as "~0" (for "~") or "~1" (for "/").
+// On failure it returns why s is not a pointer.
 func parsePointer(s string) ([]string, string) {
 	if s == "" {
 		return nil, ""
 	}
-	if s[0] != '/' {
-		return nil, "a JSON pointer must be empty or start with \"/\""
-	}
-	toks := strings.Split(s[1:], "/")
-	for i, t := range toks {
-		if !strings.Contains(t, "~") {
-			continue
-		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
-			}
-			if j+1 < len(t) && t[j+1] == '0' {
-				b.WriteByte('~')
-			} else if j+1 < len(t) && t[j+1] == '1' {
-				b.WriteByte('/')
-			} else {
-				return nil, "\"~\" must be followed by \"0\" or \"1\" in a JSON pointer"
-			}
-			j++
-		}
-		toks[i] = b.String()
+	toks, bad := appendPointer(make([]string, 0, strings.Count(s, "/")), s)
+	if bad != "" {
+		return nil, bad
 	}
 	return toks, ""
+}
+
+// appendPointer is parsePointer appending the tokens to dst. A token without
+// "~" is a substring of s. On failure it returns dst unchanged and why s is
+// not a pointer.
+func appendPointer(dst []string, s string) ([]string, string) {
+	if s == "" {
+		return dst, ""
+	}
+	if s[0] != '/' {
+		return dst, "a JSON pointer must be empty or start with \"/\""
+	}
+	start := len(dst)
+	for rest := s[1:]; ; {
+		tok, next, more := strings.Cut(rest, "/")
+		if strings.IndexByte(tok, '~') >= 0 {
+			var ok bool
+			if tok, ok = unescapeToken(tok); !ok {
+				return dst[:start], "\"~\" must be followed by \"0\" or \"1\" in a JSON pointer"
+			}
+		}
+		dst = append(dst, tok)
+		if !more {
+			return dst, ""
+		}
+		rest = next
+	}
+}
+
+// unescapeToken replaces "~0" by "~" and "~1" by "/" in a reference token,
+// and reports false if it holds any other "~".
+func unescapeToken(t string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(t))
+	for j := 0; j < len(t); j++ {
+		if t[j] != '~' {
+			b.WriteByte(t[j])
+			continue
+		}
+		if j+1 < len(t) && t[j+1] == '0' {
+			b.WriteByte('~')
+		} else if j+1 < len(t) && t[j+1] == '1' {
+			b.WriteByte('/')
+		} else {
+			return "", false
+		}
+		j++
+	}
+	return b.String(), true
 }
 
 // formatPointer is the inverse of parsePointer.
