@@ -36,7 +36,8 @@ func sizes(b *testing.B) []int {
 	return s
 }
 
-// BenchmarkReduce folds pre-decoded events: the reducer alone.
+// BenchmarkReduce folds pre-decoded events: the reducer alone, with Reduce
+// (a view per event) and through a Builder (build: one view at the end).
 func BenchmarkReduce(b *testing.B) {
 	for _, profile := range []string{"chat", "swarm"} {
 		for _, n := range sizes(b) {
@@ -52,6 +53,21 @@ func BenchmarkReduce(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+				}
+				m.Report(b, len(evs))
+			})
+			b.Run(fmt.Sprintf("%s-%d/build", profile, n), func(b *testing.B) {
+				stream, _ := workload(b, profile, n)
+				evs := decodeAll(b, lines(b, stream))
+				m := benchmeter.Start()
+				for range b.N {
+					bl := reducer.NewBuilder(view.New())
+					for _, e := range evs {
+						if err := bl.Fold(e); err != nil {
+							b.Fatal(err)
+						}
+					}
+					_ = bl.View()
 				}
 				m.Report(b, len(evs))
 			})

@@ -30,6 +30,7 @@ type Builder struct {
 	owned  bool
 	frozen uint64
 	undo   undoLog   // what the fold in progress changed in place
+	lk     lookups   // lookups remembered for streamed deltas
 	buf    [512]byte // decoded text of an escaped delta read in place
 }
 
@@ -98,7 +99,7 @@ func (b *Builder) transient(t event.Type) (*model.View, folder) {
 		nv, _ = next(b.cur)
 	}
 	f := newFolder(nv, t)
-	f.u, f.frozen = &b.undo, b.frozen
+	f.u, f.frozen, f.lk = &b.undo, b.frozen, &b.lk
 	b.undo.reset()
 	return nv, f
 }
@@ -121,7 +122,7 @@ func (b *Builder) fold(e event.Event) error {
 // inPlace folds d into the Builder's view in place. It reports false,
 // having changed nothing, when d must take the full path.
 func (b *Builder) inPlace(d delta, text string) bool {
-	if !admits(state(b.cur), d) {
+	if !admits(state(b.cur), d, &b.lk) {
 		return false
 	}
 	nv, f := b.transient(d.t)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/internal/persist"
 	"github.com/agview/agview/internal/wire"
 )
 
@@ -83,18 +84,77 @@ func scanned(data []byte, buf []byte) (delta, string) {
 }
 
 // admits reports whether the state allows the fast path for d: a run is
-// active, no chunk stream is pending and d's tag is known to the run.
-func admits(st *model.State, d delta) bool {
+// active, no chunk stream is pending and d's tag is known to the run. lk,
+// when not nil, remembers the tags it found.
+func admits(st *model.State, d delta, lk *lookups) bool {
 	c := st.C
 	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
 		return false
 	}
 	if d.tag.Sub {
-		if _, seen := c.Scope.Attributed.Get(d.tag.ID); !seen {
+		var seen bool
+		if lk != nil {
+			_, seen = lk.attributed.get(c.Scope.Attributed, d.tag.ID)
+		} else {
+			_, seen = c.Scope.Attributed.Get(d.tag.ID)
+		}
+		if !seen {
 			return false
 		}
 	}
 	return true
+}
+
+// lookups are the lookups a Builder remembers: streamed deltas look up the
+// same few open entities and tags over and over, in maps that change only
+// when an entity opens or closes.
+type lookups struct {
+	text, rsn  lookupCache[model.Open]
+	tool       lookupCache[model.OpenCall]
+	attributed lookupCache[struct{}]
+}
+
+// lookupCache remembers up to lookupSlots keys found in one version of a
+// persistent map, and forgets them all when asked about another version.
+type lookupCache[V any] struct {
+	m    persist.Map[V]
+	keys [lookupSlots]string // as the map stores them
+	vals [lookupSlots]V
+	full uint16 // bit i: slot i holds a key
+}
+
+const lookupSlots = 16
+
+// get returns m.Get(k), from the cache when it can.
+func (c *lookupCache[V]) get(m persist.Map[V], k string) (V, bool) {
+	if !c.m.Same(m) {
+		clear(c.keys[:])
+		clear(c.vals[:])
+		c.m, c.full = m, 0
+	}
+	i := lookupSlot(k)
+	if c.full&(1<<i) != 0 && c.keys[i] == k {
+		return c.vals[i], true
+	}
+	key, v, ok := m.Lookup(k)
+	if ok {
+		c.keys[i], c.vals[i] = key, v
+		c.full |= 1 << i
+	}
+	return v, ok
+}
+
+// lookupSlot picks a slot from the end of k, where generated ids differ.
+func lookupSlot(k string) uint {
+	n := len(k)
+	if n == 0 {
+		return 0
+	}
+	h := uint(k[n-1]) + uint(n)*7
+	if n > 1 {
+		h += uint(k[n-2]) * 31
+	}
+	return h % lookupSlots
 }
 
 // foldIn folds d into f's private state in place. It reports false, having

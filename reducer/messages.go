@@ -215,7 +215,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 }
 
 func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.C.Scope.OpenText.Get(id)
+	o, open := f.openText(id)
 	if !open {
 		return f.violation("V7", "no text message '%s' is in progress; send TEXT_MESSAGE_START first", id)
 	}
@@ -401,7 +401,7 @@ func (f *folder) heldCall(id string, o model.OpenCall) (model.Msg, bool) {
 }
 
 func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.C.Scope.OpenTool.Get(id)
+	o, open := f.openTool(id)
 	if !open {
 		return f.violation("V9", "no tool call '%s' is in progress; send TOOL_CALL_START first", id)
 	}
@@ -577,7 +577,7 @@ func (f *folder) reasoningMsgStart(id string, tag model.Owner, meta json.RawMess
 }
 
 func (f *folder) reasoningMsgContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.C.Scope.OpenRsn.Get(id)
+	o, open := f.openRsn(id)
 	if !open {
 		return f.violation("V13", "no reasoning message '%s' is in progress; send REASONING_MESSAGE_START first", id)
 	}

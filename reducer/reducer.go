@@ -144,7 +144,7 @@ func End(v *view.View, cause error) *view.View {
 // else goes to Fold.
 func FoldJSON(v *view.View, data []byte) (*view.View, error) {
 	var buf [512]byte
-	if d, text := scanned(data, buf[:]); d.valid && admits(state(v), d) {
+	if d, text := scanned(data, buf[:]); d.valid && admits(state(v), d, nil) {
 		nv, _ := next(v)
 		f := newFolder(nv, d.t)
 		if f.foldIn(d, text) {
@@ -273,6 +273,31 @@ type folder struct {
 	// reaches (see Builder), logging their old values in u.
 	u      *undoLog
 	frozen uint64
+	lk     *lookups // a Builder's remembered lookups, or nil
+}
+
+// openText returns the open text message id, as OpenText.Get does.
+func (f *folder) openText(id string) (model.Open, bool) {
+	if f.lk != nil {
+		return f.lk.text.get(f.st.C.Scope.OpenText, id)
+	}
+	return f.st.C.Scope.OpenText.Get(id)
+}
+
+// openRsn returns the open reasoning message id, as OpenRsn.Get does.
+func (f *folder) openRsn(id string) (model.Open, bool) {
+	if f.lk != nil {
+		return f.lk.rsn.get(f.st.C.Scope.OpenRsn, id)
+	}
+	return f.st.C.Scope.OpenRsn.Get(id)
+}
+
+// openTool returns the open tool call id, as OpenTool.Get does.
+func (f *folder) openTool(id string) (model.OpenCall, bool) {
+	if f.lk != nil {
+		return f.lk.tool.get(f.st.C.Scope.OpenTool, id)
+	}
+	return f.st.C.Scope.OpenTool.Get(id)
 }
 
 type dirtyNode struct {

@@ -68,31 +68,52 @@ func (m Map[V]) Get(k string) (V, bool) { return m.get(hashString(k), k) }
 
 // get is Get for a key whose hash is h.
 func (m Map[V]) get(h uint64, k string) (V, bool) {
+	if e := m.find(h, k); e != nil {
+		return e.val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// find returns the entry of k, whose hash is h, or nil.
+func (m Map[V]) find(h uint64, k string) *mapEntry[V] {
 	node := m.root
 	for shift := uint(0); node != nil; shift += mapBits {
 		if shift >= mapMaxShift {
 			for _, e := range node.entries {
 				if e.key == k {
-					return e.val, true
+					return e
 				}
 			}
-			break
+			return nil
 		}
 		bit := uint32(1) << ((h >> shift) & mapMask)
 		if node.datamap&bit != 0 {
 			if e := node.entries[index(node.datamap, bit)]; e.hash == h && e.key == k {
-				return e.val, true
+				return e
 			}
-			break
+			return nil
 		}
 		if node.nodemap&bit == 0 {
-			break
+			return nil
 		}
 		node = node.kids[index(node.nodemap, bit)]
 	}
-	var zero V
-	return zero, false
+	return nil
 }
+
+// Lookup is Get that also returns the key as m stores it (equal to k), so
+// that a caller may keep it without copying k.
+func (m Map[V]) Lookup(k string) (key string, v V, ok bool) {
+	if e := m.find(hashString(k), k); e != nil {
+		return e.key, e.val, true
+	}
+	return "", v, false
+}
+
+// Same reports whether m and o are the same version of a map: what one
+// holds, the other holds. (Equal maps built apart are not the same.)
+func (m Map[V]) Same(o Map[V]) bool { return m.root == o.root && m.n == o.n }
 
 // index returns the position of bit's item among the items bitmap marks.
 func index(bitmap, bit uint32) int { return bits.OnesCount32(bitmap & (bit - 1)) }

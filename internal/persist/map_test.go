@@ -39,6 +39,28 @@ func checkMap[V any](t require.TestingT, m Map[V], want map[string]V) {
 	}
 	_, ok := m.Get("\x00absent")
 	assert.False(t, ok, "Get of an absent key")
+	for k, v := range want {
+		key, got, ok := m.Lookup(k)
+		require.True(t, ok, "Lookup(%q)", k)
+		assert.Equal(t, k, key, "Lookup(%q) key", k)
+		assert.Equal(t, v, got, "Lookup(%q) value", k)
+	}
+	_, _, ok = m.Lookup("\x00absent")
+	assert.False(t, ok, "Lookup of an absent key")
+	assert.True(t, m.Same(m), "a map is the same as itself")
+}
+
+// TestMapSame checks that Same tells versions apart.
+func TestMapSame(t *testing.T) {
+	var m Map[int]
+	a := m.Set("a", 1)
+	assert.True(t, m.Same(Map[int]{}), "empty maps")
+	assert.False(t, a.Same(m))
+	b := a.Set("a", 1)
+	assert.False(t, a.Same(b), "a new version, even with equal contents")
+	c := a
+	assert.True(t, a.Same(c), "copies of one version")
+	assert.False(t, a.Same(a.Delete("a")))
 }
 
 func TestMapBasics(t *testing.T) {
