@@ -29,6 +29,7 @@ type Builder struct {
 	// cold part stamped after frozen, the step of that view.
 	owned  bool
 	frozen uint64
+	f      folder    // the fold in progress, reused
 	undo   undoLog   // what the fold in progress changed in place
 	lk     lookups   // lookups remembered for streamed deltas
 	buf    [512]byte // decoded text of an escaped delta read in place
@@ -92,14 +93,16 @@ func (b *Builder) End(cause error) *view.View {
 }
 
 // transient returns the view to fold the next event into (the current one
-// when the Builder owns it, else a new one) and a transient folder on it.
-func (b *Builder) transient(t event.Type) (*model.View, folder) {
+// when the Builder owns it, else a new one) and the Builder's folder, made
+// ready to fold into it transiently.
+func (b *Builder) transient(t event.Type) (*model.View, *folder) {
 	nv := (*model.View)(b.cur)
 	if !b.owned {
 		nv, _ = next(b.cur)
 	}
-	f := newFolder(nv, t)
-	f.u, f.frozen, f.lk = &b.undo, b.frozen, &b.lk
+	f := &b.f
+	f.reset(nv, t)
+	f.transient, f.frozen, f.u, f.lk = true, b.frozen, &b.undo, &b.lk
 	b.undo.reset()
 	return nv, f
 }
@@ -126,6 +129,7 @@ func (b *Builder) inPlace(d delta, text string) bool {
 		return false
 	}
 	nv, f := b.transient(d.t)
+	f.u = nil // foldIn's handlers check before they change anything
 	if !f.foldIn(d, text) {
 		return false // nothing changed; a fresh nv is simply dropped
 	}

@@ -252,7 +252,8 @@ func warningRule(w event.Warning) string {
 	return "G2"
 }
 
-// folder folds one wire event into a private copy of the state. Nothing it
+// folder folds one wire event into a private copy of the state. (A field
+// added here must be reset in reset too.) Nothing it
 // writes is reachable from a published view until the view is published, so
 // a violation found half-way simply drops the copy.
 type folder struct {
@@ -268,12 +269,14 @@ type folder struct {
 	nfew  int
 	more  []dirtyNode
 	diags []model.Diag
-	// u non-nil: a transient fold, which may change in place the invocation
-	// nodes and the cold part stamped after frozen, which no view handed out
-	// reaches (see Builder), logging their old values in u.
-	u      *undoLog
-	frozen uint64
-	lk     *lookups // a Builder's remembered lookups, or nil
+	// transient: the fold may change in place the invocation nodes and the
+	// cold part stamped after frozen, which no view handed out reaches (see
+	// Builder), logging their old values in u unless u is nil (a fold that
+	// checks everything before it changes anything needs no undo).
+	transient bool
+	frozen    uint64
+	u         *undoLog
+	lk        *lookups // a Builder's remembered lookups, or nil
 }
 
 // openText returns the open text message id, as OpenText.Get does.
@@ -307,6 +310,20 @@ type dirtyNode struct {
 	inPlace bool // n is the stored node itself, changed in place (transient folds)
 }
 
+// reset readies f, reused, to fold into v as newFolder(v, wire) would,
+// field by field: clearing the folder whole costs more than the rest of a
+// streamed delta's fold. It keeps the capacity of f's slices.
+func (f *folder) reset(v *model.View, wire event.Type) {
+	st := v.S()
+	clear(f.few[:f.nfew])
+	clear(f.more)
+	clear(f.diags)
+	f.st, f.cold, f.wire, f.cur = st, false, wire, wire
+	f.index, f.step = st.Events, st.Step+1
+	f.nfew, f.more, f.diags = 0, f.more[:0], f.diags[:0]
+	f.transient, f.frozen, f.u, f.lk = false, 0, nil, nil
+}
+
 func newFolder(v *model.View, wire event.Type) folder {
 	st := v.S()
 	return folder{st: st, wire: wire, cur: wire, index: st.Events, step: st.Step + 1}
@@ -338,8 +355,10 @@ func (f *folder) addDirty(d dirtyNode) int {
 func (f *folder) c() *model.Cold {
 	if !f.cold {
 		f.cold = true
-		if f.u != nil && f.st.C.Stamp > f.frozen {
-			f.u.cold, f.u.coldSaved = *f.st.C, true
+		if f.transient && f.st.C.Stamp > f.frozen {
+			if f.u != nil {
+				f.u.cold, f.u.coldSaved = *f.st.C, true
+			}
 			return f.st.C
 		}
 		c := *f.st.C
@@ -424,11 +443,13 @@ func (f *folder) dirtyAt(key int) int {
 	} else {
 		src = f.st.Inv(key)
 	}
-	if f.u != nil && src.D().Version > f.frozen {
+	if f.transient && src.D().Version > f.frozen {
 		// No view handed out reaches the node (see Builder): change it in
 		// place, keeping its old value for undo. It stays where it is
 		// stored, so commit leaves it there.
-		f.u.nodes = append(f.u.nodes, savedNode{n: src, orig: *src.D()})
+		if f.u != nil {
+			f.u.nodes = append(f.u.nodes, savedNode{n: src, orig: *src.D()})
+		}
 		src.D().Version = f.step
 		return f.addDirty(dirtyNode{key: key, n: src, inPlace: true})
 	}
