@@ -361,3 +361,85 @@ func BenchmarkBuilderDelta(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkScaling measures how the cost per event grows with the length of
+// the stream: in each round it folds the 10k, 100k (and, with
+// AGVIEW_BENCH_1M=1, the 1M) swarm stream, repeating the shorter ones so
+// that every size folds as many events, and reports the median over the
+// rounds of each size's ns/event over the 10k stream's (x-100k, x-1M).
+// Interleaving the sizes in one process keeps the ratios steady on a
+// machine whose speed drifts. Modes: reduce (Reduce, events decoded
+// beforehand), build (Builder.Fold, events decoded beforehand) and
+// decode+build (Builder.FoldJSON on the wire lines).
+func BenchmarkScaling(b *testing.B) {
+	ns := sizes(b)
+	if len(ns) < 2 {
+		b.Skip("needs the 10k and 100k streams (not -short)")
+	}
+	raws := make([][][]byte, len(ns))
+	evs := make([][]event.Event, len(ns))
+	for i, n := range ns {
+		raws[i] = lines(b, mustStream(b, "swarm", n))
+		evs[i] = decodeAll(b, raws[i])
+	}
+	most := len(raws[len(raws)-1])
+	modes := []struct {
+		name string
+		pass func(i int)
+	}{
+		{"reduce", func(i int) {
+			v := view.New()
+			for _, e := range evs[i] {
+				var err error
+				if v, err = reducer.Reduce(v, e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}},
+		{"build", func(i int) {
+			bl := reducer.NewBuilder(view.New())
+			for _, e := range evs[i] {
+				if err := bl.Fold(e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_ = bl.View()
+		}},
+		{"decode+build", func(i int) {
+			bl := reducer.NewBuilder(view.New())
+			for _, l := range raws[i] {
+				if err := bl.FoldJSON(l); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_ = bl.View()
+		}},
+	}
+	for _, mode := range modes {
+		b.Run(mode.name, func(b *testing.B) {
+			per := make([][]float64, len(ns)) // ns/event per size, per round
+			for b.Loop() {
+				for i := range ns {
+					reps := max(1, most/len(raws[i]))
+					runtime.GC()
+					start := time.Now()
+					for range reps {
+						mode.pass(i)
+					}
+					per[i] = append(per[i], float64(time.Since(start))/float64(reps*len(raws[i])))
+				}
+			}
+			for i, n := range ns {
+				b.ReportMetric(median(per[i]), fmt.Sprintf("ns/event-%dk", n/1000))
+				if i > 0 {
+					x := make([]float64, len(per[i]))
+					for r := range x {
+						x[r] = per[i][r] / per[0][r]
+					}
+					b.ReportMetric(median(x), fmt.Sprintf("x-%dk", n/1000))
+				}
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}

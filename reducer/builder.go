@@ -32,6 +32,7 @@ type Builder struct {
 	f      folder    // the fold in progress, reused
 	undo   undoLog   // what the fold in progress changed in place
 	lk     lookups   // lookups remembered for streamed deltas
+	sm     streams   // where streamed deltas went
 	buf    [512]byte // decoded text of an escaped delta read in place
 }
 
@@ -125,6 +126,9 @@ func (b *Builder) fold(e event.Event) error {
 // inPlace folds d into the Builder's view in place. It reports false,
 // having changed nothing, when d must take the full path.
 func (b *Builder) inPlace(d delta, text string) bool {
+	if b.streamed(d, text) {
+		return true
+	}
 	if !admits(state(b.cur), d, &b.lk) {
 		return false
 	}
@@ -135,5 +139,80 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	}
 	f.commit()
 	b.cur, b.owned = publish(nv), true
+	b.remember(d)
 	return true
+}
+
+// streamed folds d by appending its text to a remembered stream (see
+// stream), and reports whether it could: exactly what foldIn would do for
+// d, which the checks here make sure: the maps that verified the stream's
+// last delta are unchanged (so the message is open, owned by d's tag, and
+// the tag attributed in this run), the run is active with no chunk stream
+// pending, and the message's text is streaming in a node no handed-out view
+// reaches.
+func (b *Builder) streamed(d delta, text string) bool {
+	s := b.sm.slot(d.t, d.id)
+	if s == nil || s.node == nil || !b.owned || s.id != d.id || s.tag != d.tag {
+		return false
+	}
+	st := state(b.cur)
+	c := st.C
+	open := c.Scope.OpenText
+	if d.t == event.TypeReasoningMessageContent {
+		open = c.Scope.OpenRsn
+	}
+	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 || !s.open.Same(open) || !s.attr.Same(c.Scope.Attributed) {
+		return false
+	}
+	n := st.Root
+	if s.key >= 0 {
+		n = st.Inv(s.key)
+	}
+	nd := n.D()
+	if n != s.node || nd.Version <= b.frozen {
+		return false
+	}
+	if id, ok := nd.Streaming(s.pos); !ok || id != d.id {
+		return false
+	}
+	st.Step++
+	if text != "" {
+		nd.Version = st.Step
+		n.AppendText(s.pos, text)
+	}
+	st.Events++
+	return true
+}
+
+// remember records where the text or reasoning delta d, just folded in
+// place, went, for streamed.
+func (b *Builder) remember(d delta) {
+	s := b.sm.slot(d.t, d.id)
+	if s == nil {
+		return
+	}
+	*s = stream{}
+	c := state(b.cur).C
+	cache, open := &b.lk.text, c.Scope.OpenText
+	if d.t == event.TypeReasoningMessageContent {
+		cache, open = &b.lk.rsn, c.Scope.OpenRsn
+	}
+	id, o, ok := cache.lookup(open, d.id)
+	if !ok || !o.In {
+		return
+	}
+	tag := d.tag
+	if tag.Sub {
+		key, _, ok := b.lk.attributed.lookup(c.Scope.Attributed, tag.ID)
+		if !ok {
+			return
+		}
+		tag.ID = key // d's may alias the wire bytes
+	}
+	st := state(b.cur)
+	n := st.Root
+	if o.Loc.Inv >= 0 {
+		n = st.Inv(o.Loc.Inv)
+	}
+	*s = stream{open: open, attr: c.Scope.Attributed, id: id, tag: tag, node: n, key: o.Loc.Inv, pos: o.Loc.Pos}
 }

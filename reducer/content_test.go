@@ -5,24 +5,39 @@ import (
 	"testing"
 )
 
-// FuzzPlainString checks plainString, the shortcut content takes for JSON
-// strings that need no decoding, against encoding/json: whenever it answers,
+// FuzzJSONString checks jsonString, the shortcut content takes for JSON
+// strings, against encoding/json: whenever it answers,
 // encoding/json decodes the same literal to the same string.
-func FuzzPlainString(f *testing.F) {
-	for _, s := range []string{`"plain"`, `""`, `"caf\u00e9"`, `"a\nb"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", `"tab	in"`, `"unterminated`, `"q"q"`, `x`} {
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `""`, `"caf\u00e9"`, `"a\nb"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", `"tab	in"`, `"unterminated`, `"q"q"`, `x`, `"a\"b\\c\/d\u00e9\u4E2D\n"`, `"\ud83d\ude00"`, `"\u12"`, `"\x"`, `"end\"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got, ok := plainString(raw)
+		got, ok := jsonString(raw)
 		if !ok {
 			return
 		}
 		var want string
 		if err := json.Unmarshal(raw, &want); err != nil {
-			t.Fatalf("plainString accepted %q, which encoding/json refuses: %v", raw, err)
+			t.Fatalf("jsonString accepted %q, which encoding/json refuses: %v", raw, err)
 		}
 		if got != want {
-			t.Fatalf("plainString(%q) = %q, encoding/json gives %q", raw, got, want)
+			t.Fatalf("jsonString(%q) = %q, encoding/json gives %q", raw, got, want)
 		}
 	})
+}
+
+// TestJSONStringTakesCommonLiterals checks that the shortcut answers for
+// the literals real tool results hold, escapes included.
+func TestJSONStringTakesCommonLiterals(t *testing.T) {
+	for _, raw := range []string{`"plain"`, `""`, `"line\nbreak and \"quotes\""`, `"caf\u00e9 \/ \\"`, "\"caf\xc3\xa9\""} {
+		got, ok := jsonString([]byte(raw))
+		if !ok {
+			t.Fatalf("jsonString(%s) left it to encoding/json", raw)
+		}
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil || got != want {
+			t.Fatalf("jsonString(%s) = %q, encoding/json gives %q (%v)", raw, got, want, err)
+		}
+	}
 }

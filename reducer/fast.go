@@ -127,6 +127,12 @@ const lookupSlots = 16
 
 // get returns m.Get(k), from the cache when it can.
 func (c *lookupCache[V]) get(m persist.Map[V], k string) (V, bool) {
+	_, v, ok := c.lookup(m, k)
+	return v, ok
+}
+
+// lookup returns m.Lookup(k), from the cache when it can.
+func (c *lookupCache[V]) lookup(m persist.Map[V], k string) (string, V, bool) {
 	if !c.m.Same(m) {
 		clear(c.keys[:])
 		clear(c.vals[:])
@@ -134,27 +140,56 @@ func (c *lookupCache[V]) get(m persist.Map[V], k string) (V, bool) {
 	}
 	i := lookupSlot(k)
 	if c.full&(1<<i) != 0 && c.keys[i] == k {
-		return c.vals[i], true
+		return c.keys[i], c.vals[i], true
 	}
 	key, v, ok := m.Lookup(k)
 	if ok {
 		c.keys[i], c.vals[i] = key, v
 		c.full |= 1 << i
 	}
-	return v, ok
+	return key, v, ok
 }
 
-// lookupSlot picks a slot from the end of k, where generated ids differ.
+// A stream is where the deltas of one streaming text or reasoning message
+// go, remembered by a Builder so that the next delta into it skips every
+// lookup. It stays valid while the maps that verified the last delta (the
+// open messages of its kind, the tags attributed in the run) are the same
+// versions, and the node is still the stored one, changed in place since
+// the last view handed out, with the message's text streaming in it: the
+// fold of the next delta with the same id and tag then comes down to
+// appending its text (see Builder.streamed).
+type stream struct {
+	open     persist.Map[model.Open]
+	attr     persist.Map[struct{}]
+	id       string      // as the open map stores it
+	tag      model.Owner // the delta's tag (ID as the attributed map stores it)
+	node     *model.Inv
+	key, pos int
+}
+
+// streams are a Builder's remembered streams, text and reasoning apart.
+type streams struct {
+	text, rsn [lookupSlots]stream
+}
+
+// slot returns the stream slot for a delta of type t into message id.
+func (s *streams) slot(t event.Type, id string) *stream {
+	switch t {
+	case event.TypeTextMessageContent:
+		return &s.text[lookupSlot(id)]
+	case event.TypeReasoningMessageContent:
+		return &s.rsn[lookupSlot(id)]
+	}
+	return nil
+}
+
+// lookupSlot picks the slot of k (FNV-1a: ids are short).
 func lookupSlot(k string) uint {
-	n := len(k)
-	if n == 0 {
-		return 0
+	h := uint32(2166136261)
+	for i := 0; i < len(k); i++ {
+		h = (h ^ uint32(k[i])) * 16777619
 	}
-	h := uint(k[n-1]) + uint(n)*7
-	if n > 1 {
-		h += uint(k[n-2]) * 31
-	}
-	return h % lookupSlots
+	return uint(h^h>>16) % lookupSlots
 }
 
 // foldIn folds d into f's private state in place. It reports false, having

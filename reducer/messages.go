@@ -9,6 +9,7 @@ import (
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
 	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/internal/wire"
 	"github.com/agview/agview/patch"
 )
 
@@ -94,7 +95,7 @@ func content(raw json.RawMessage) (text persist.Text, isText bool, other json.Ra
 		return text, false, nil
 	}
 	if raw[0] == '"' {
-		if s, ok := plainString(raw); ok {
+		if s, ok := jsonString(raw); ok {
 			return persist.TextOf(s), true, nil
 		}
 		var s string
@@ -105,28 +106,61 @@ func content(raw json.RawMessage) (text persist.Text, isText bool, other json.Ra
 	return text, false, bytes.Clone(raw)
 }
 
-// plainString returns the value of a JSON string literal that needs no
-// decoding (no escape, no control character, valid UTF-8), copied; ok is
-// false for any other input, which encoding/json then decides about.
-func plainString(raw []byte) (string, bool) {
+// jsonString returns the value of a JSON string literal, and false for
+// anything else or a literal it leaves to encoding/json (invalid UTF-8,
+// which encoding/json replaces, and \u escapes of surrogates, which it
+// pairs or replaces): the result is always what encoding/json gives.
+func jsonString(raw []byte) (string, bool) {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
 		return "", false
 	}
 	body := raw[1 : n-1]
-	ascii := true
-	for _, c := range body {
-		if c < 0x20 || c == '"' || c == '\\' {
+	ascii, escaped := true, false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c < 0x20 || c == '"':
 			return "", false
-		}
-		if c >= 0x80 {
+		case c == '\\':
+			if i+1 >= len(body) {
+				return "", false
+			}
+			switch body[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(body) || !isHex4(body[i+2:i+6]) {
+					return "", false
+				}
+				i += 5
+			default:
+				return "", false
+			}
+			escaped = true
+		case c >= 0x80:
 			ascii = false
 		}
 	}
 	if !ascii && !utf8.Valid(body) {
 		return "", false
 	}
-	return string(body), true
+	if !escaped {
+		return string(body), true
+	}
+	b, ok := wire.AppendUnescaped(make([]byte, 0, len(body)), body)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // ---------------------------------------------------------------------------

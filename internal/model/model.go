@@ -684,6 +684,16 @@ func (i *Inv) SetMsg(pos int, m *Msg) {
 	d.hot, d.HotPos = &c, int32(pos)
 }
 
+// Streaming reports whether the message at position pos of d's messages is
+// the hot one and its content streamed text (hot text), and returns its id.
+// AppendText at pos then only appends to that text.
+func (d *InvData) Streaming(pos int) (id string, ok bool) {
+	if !d.textHot || int(d.HotPos) != pos {
+		return "", false
+	}
+	return d.stored(pos).ID, true
+}
+
 // AppendText appends a streamed delta to the text content of the message at
 // position pos of the node's messages, which must hold one whose content is
 // text or absent (it is text afterwards); i must not be published yet. The
