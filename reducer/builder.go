@@ -3,6 +3,7 @@ package reducer
 import (
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/internal/persist"
 	"github.com/agview/agview/view"
 )
 
@@ -152,7 +153,7 @@ func (b *Builder) inPlace(d delta, text string) bool {
 // reaches.
 func (b *Builder) streamed(d delta, text string) bool {
 	s := b.sm.slot(d.t, d.id)
-	if s == nil || s.node == nil || !b.owned || s.id != d.id || s.tag != d.tag {
+	if s == nil || s.node == nil || !b.owned || s.id != d.id {
 		return false
 	}
 	st := state(b.cur)
@@ -161,8 +162,28 @@ func (b *Builder) streamed(d delta, text string) bool {
 	if d.t == event.TypeReasoningMessageContent {
 		open = c.Scope.OpenRsn
 	}
-	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 || !s.open.Same(open) || !s.attr.Same(c.Scope.Attributed) {
+	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
 		return false
+	}
+	if !s.open.Same(open) {
+		// Another message opened or closed: this one's entry may be the same.
+		if open.Ref(d.id) != s.openRef {
+			return false
+		}
+		s.open = open
+	}
+	if d.tag.Sub {
+		// A tagged delta must carry its opener's tag (R15), attributed in
+		// this run; an untagged one agrees with any opener.
+		if d.tag != s.owner || s.attrRef == (persist.Ref{}) {
+			return false
+		}
+		if attr := c.Scope.Attributed; !s.attr.Same(attr) {
+			if attr.Ref(d.tag.ID) != s.attrRef {
+				return false
+			}
+			s.attr = attr
+		}
 	}
 	n := st.Root
 	if s.key >= 0 {
@@ -185,7 +206,9 @@ func (b *Builder) streamed(d delta, text string) bool {
 }
 
 // remember records where the text or reasoning delta d, just folded in
-// place, went, for streamed.
+// place, went, for streamed. Everything it keeps is the view's own (the
+// stored id, the opener's owner), never d's strings, which may alias the
+// wire bytes.
 func (b *Builder) remember(d delta) {
 	s := b.sm.slot(d.t, d.id)
 	if s == nil {
@@ -201,18 +224,15 @@ func (b *Builder) remember(d delta) {
 	if !ok || !o.In {
 		return
 	}
-	tag := d.tag
-	if tag.Sub {
-		key, _, ok := b.lk.attributed.lookup(c.Scope.Attributed, tag.ID)
-		if !ok {
-			return
-		}
-		tag.ID = key // d's may alias the wire bytes
+	var attrRef persist.Ref
+	if o.Owner.Sub {
+		attrRef = c.Scope.Attributed.Ref(o.Owner.ID)
 	}
 	st := state(b.cur)
 	n := st.Root
 	if o.Loc.Inv >= 0 {
 		n = st.Inv(o.Loc.Inv)
 	}
-	*s = stream{open: open, attr: c.Scope.Attributed, id: id, tag: tag, node: n, key: o.Loc.Inv, pos: o.Loc.Pos}
+	*s = stream{open: open, attr: c.Scope.Attributed, openRef: open.Ref(id), attrRef: attrRef,
+		id: id, owner: o.Owner, node: n, key: o.Loc.Inv, pos: o.Loc.Pos}
 }

@@ -153,43 +153,53 @@ func (c *lookupCache[V]) lookup(m persist.Map[V], k string) (string, V, bool) {
 // A stream is where the deltas of one streaming text or reasoning message
 // go, remembered by a Builder so that the next delta into it skips every
 // lookup. It stays valid while the maps that verified the last delta (the
-// open messages of its kind, the tags attributed in the run) are the same
-// versions, and the node is still the stored one, changed in place since
+// open messages of its kind, the tags attributed in the run) hold the same
+// entries for its id and tag (the same versions, or later ones that left
+// those entries alone), and the node is still the stored one, changed in place since
 // the last view handed out, with the message's text streaming in it: the
 // fold of the next delta with the same id and tag then comes down to
 // appending its text (see Builder.streamed).
 type stream struct {
 	open     persist.Map[model.Open]
 	attr     persist.Map[struct{}]
+	openRef  persist.Ref // the entry open holds for id
 	id       string      // as the open map stores it
-	tag      model.Owner // the delta's tag (ID as the attributed map stores it)
+	owner    model.Owner // the message's opener, whose tag alone a tagged delta may carry
+	attrRef  persist.Ref // the entry attr holds for the owner's tag (zero: not attributed)
 	node     *model.Inv
 	key, pos int
 }
 
 // streams are a Builder's remembered streams, text and reasoning apart.
 type streams struct {
-	text, rsn [lookupSlots]stream
+	text, rsn [streamSlots]stream
 }
+
+// streamSlots is the number of streams of each kind a Builder remembers:
+// room for the messages a swarm streams at once.
+const streamSlots = 64
 
 // slot returns the stream slot for a delta of type t into message id.
 func (s *streams) slot(t event.Type, id string) *stream {
 	switch t {
 	case event.TypeTextMessageContent:
-		return &s.text[lookupSlot(id)]
+		return &s.text[hashID(id)%streamSlots]
 	case event.TypeReasoningMessageContent:
-		return &s.rsn[lookupSlot(id)]
+		return &s.rsn[hashID(id)%streamSlots]
 	}
 	return nil
 }
 
-// lookupSlot picks the slot of k (FNV-1a: ids are short).
-func lookupSlot(k string) uint {
+// lookupSlot picks the slot of k.
+func lookupSlot(k string) uint { return hashID(k) % lookupSlots }
+
+// hashID hashes an id for the caches (FNV-1a: ids are short).
+func hashID(k string) uint {
 	h := uint32(2166136261)
 	for i := 0; i < len(k); i++ {
 		h = (h ^ uint32(k[i])) * 16777619
 	}
-	return uint(h^h>>16) % lookupSlots
+	return uint(h ^ h>>16)
 }
 
 // foldIn folds d into f's private state in place. It reports false, having

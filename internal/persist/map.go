@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"math/bits"
+	"unsafe"
 )
 
 // hashSeed is chosen once at process start and never written again; hash
@@ -114,6 +115,20 @@ func (m Map[V]) Lookup(k string) (key string, v V, ok bool) {
 // Same reports whether m and o are the same version of a map: what one
 // holds, the other holds. (Equal maps built apart are not the same.)
 func (m Map[V]) Same(o Map[V]) bool { return m.root == o.root && m.n == o.n }
+
+// Ref identifies the entry a version of a map holds for a key. Versions
+// derived from one another share the entries of the keys they did not set:
+// two versions whose Refs for k are equal and not zero hold the same value
+// for k, the zero Ref meaning "no entry".
+type Ref struct{ p unsafe.Pointer }
+
+// Ref returns the Ref of m's entry for k (zero when m has none).
+func (m Map[V]) Ref(k string) Ref {
+	if e := m.find(hashString(k), k); e != nil {
+		return Ref{unsafe.Pointer(e)}
+	}
+	return Ref{}
+}
 
 // index returns the position of bit's item among the items bitmap marks.
 func index(bitmap, bit uint32) int { return bits.OnesCount32(bitmap & (bit - 1)) }

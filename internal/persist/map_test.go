@@ -61,6 +61,14 @@ func TestMapSame(t *testing.T) {
 	c := a
 	assert.True(t, a.Same(c), "copies of one version")
 	assert.False(t, a.Same(a.Delete("a")))
+
+	// Refs: unchanged keys keep theirs across versions.
+	d := b.Set("d", 4)
+	assert.Equal(t, b.Ref("a"), d.Ref("a"), "a key another Set left alone")
+	assert.NotEqual(t, a.Ref("a"), b.Ref("a"), "a key set again")
+	assert.Equal(t, Ref{}, d.Ref("zz"), "no entry")
+	assert.NotEqual(t, Ref{}, d.Ref("d"))
+	assert.Equal(t, Ref{}, d.Delete("d").Ref("d"))
 }
 
 func TestMapBasics(t *testing.T) {
