@@ -127,7 +127,11 @@ func (b *Builder) fold(e event.Event) error {
 // inPlace folds d into the Builder's view in place. It reports false,
 // having changed nothing, when d must take the full path.
 func (b *Builder) inPlace(d delta, text string) bool {
-	if b.streamed(d, text) {
+	if d.t == event.TypeToolCallArgs {
+		if b.streamedArgs(d, text) {
+			return true
+		}
+	} else if b.streamed(d, text) {
 		return true
 	}
 	if !admits(state(b.cur), d, &b.lk) {
@@ -140,8 +144,110 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	}
 	f.commit()
 	b.cur, b.owned = publish(nv), true
-	b.remember(d)
+	if d.t == event.TypeToolCallArgs {
+		b.rememberArgs(d, text)
+	} else {
+		b.remember(d)
+	}
 	return true
+}
+
+// admitsTag reports whether a delta tagged tag may continue an entity
+// opened by owner, whose tag attributed in this run has entry ref in attr
+// (zero: not attributed), checking attr against the current version:
+// untagged deltas agree with any opener (R15).
+func admitsTag(tag, owner model.Owner, attr *persist.Map[struct{}], ref persist.Ref, cur persist.Map[struct{}]) bool {
+	if !tag.Sub {
+		return true
+	}
+	if tag != owner || ref == (persist.Ref{}) {
+		return false
+	}
+	if !attr.Same(cur) {
+		if cur.Ref(tag.ID) != ref {
+			return false
+		}
+		*attr = cur
+	}
+	return true
+}
+
+// streamedArgs folds the tool call argument delta d by appending its text
+// to the call of a remembered argStream, and reports whether it could:
+// exactly what foldIn would do (toolArgs), which the checks here make sure:
+// the call is open with the same entry (owner, where it is held), d's tag
+// agrees, the run is active with no chunk stream pending, and the node,
+// still changed in place, holds as its hot message the message and call
+// objects the last delta made, after the last view handed out.
+func (b *Builder) streamedArgs(d delta, text string) bool {
+	s := &b.sm.args[hashID(d.id)%streamSlots]
+	if s.node == nil || !b.owned || s.made <= b.frozen || s.id != d.id {
+		return false
+	}
+	st := state(b.cur)
+	c := st.C
+	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+		return false
+	}
+	if open := c.Scope.OpenTool; !s.open.Same(open) {
+		if open.Ref(d.id) != s.openRef {
+			return false
+		}
+		s.open = open
+	}
+	if !admitsTag(d.tag, s.owner, &s.attr, s.attrRef, c.Scope.Attributed) {
+		return false
+	}
+	n := st.Root
+	if s.key >= 0 {
+		n = st.Inv(s.key)
+	}
+	nd := n.D()
+	if n != s.node || nd.Version <= b.frozen {
+		return false
+	}
+	if m, pos, ok := nd.HotMsg(); !ok || m != s.msg || pos != s.pos || m.Calls[s.idx] != s.call {
+		return false
+	}
+	st.Step++
+	if text != "" {
+		nd.Version = st.Step
+		s.call.Args = s.call.Args.Append(text)
+	}
+	st.Events++
+	return true
+}
+
+// rememberArgs records where the tool call argument delta d with text, just
+// folded in place, went, for streamedArgs. Only a delta with text made the
+// message and call objects now in the node: after an empty one, the node's
+// hot message may be older than the last view handed out.
+func (b *Builder) rememberArgs(d delta, text string) {
+	s := &b.sm.args[hashID(d.id)%streamSlots]
+	*s = argStream{}
+	if text == "" {
+		return
+	}
+	st := state(b.cur)
+	c := st.C
+	id, o, ok := b.lk.tool.lookup(c.Scope.OpenTool, d.id)
+	if !ok || !o.Held {
+		return
+	}
+	n := st.Root
+	if o.Loc.Inv >= 0 {
+		n = st.Inv(o.Loc.Inv)
+	}
+	m, pos, ok := n.D().HotMsg()
+	if !ok || pos != o.Loc.Pos || o.Idx >= len(m.Calls) || m.Calls[o.Idx].ID != id {
+		return
+	}
+	var attrRef persist.Ref
+	if o.Owner.Sub {
+		attrRef = c.Scope.Attributed.Ref(o.Owner.ID)
+	}
+	*s = argStream{open: c.Scope.OpenTool, attr: c.Scope.Attributed, openRef: c.Scope.OpenTool.Ref(id), attrRef: attrRef,
+		id: id, owner: o.Owner, node: n, key: o.Loc.Inv, pos: pos, msg: m, call: m.Calls[o.Idx], idx: o.Idx, made: st.Step}
 }
 
 // streamed folds d by appending its text to a remembered stream (see
@@ -172,18 +278,8 @@ func (b *Builder) streamed(d delta, text string) bool {
 		}
 		s.open = open
 	}
-	if d.tag.Sub {
-		// A tagged delta must carry its opener's tag (R15), attributed in
-		// this run; an untagged one agrees with any opener.
-		if d.tag != s.owner || s.attrRef == (persist.Ref{}) {
-			return false
-		}
-		if attr := c.Scope.Attributed; !s.attr.Same(attr) {
-			if attr.Ref(d.tag.ID) != s.attrRef {
-				return false
-			}
-			s.attr = attr
-		}
+	if !admitsTag(d.tag, s.owner, &s.attr, s.attrRef, c.Scope.Attributed) {
+		return false
 	}
 	n := st.Root
 	if s.key >= 0 {

@@ -1,6 +1,7 @@
 package reducer
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/agview/agview/event"
@@ -170,9 +171,31 @@ type stream struct {
 	key, pos int
 }
 
-// streams are a Builder's remembered streams, text and reasoning apart.
+// streams are a Builder's remembered streams, text and reasoning apart,
+// and its tool call argument streams.
 type streams struct {
 	text, rsn [streamSlots]stream
+	args      [streamSlots]argStream
+}
+
+// An argStream is where the argument deltas of one tool call go: as a
+// stream, plus the message and call objects the Builder's last fold of a
+// delta into it made (at step made), which no view handed out can reach
+// while made is after the last one handed out: the next delta appends to
+// the call's arguments in place (see Builder.streamedArgs).
+type argStream struct {
+	open     persist.Map[model.OpenCall]
+	attr     persist.Map[struct{}]
+	openRef  persist.Ref
+	attrRef  persist.Ref
+	id       string
+	owner    model.Owner
+	node     *model.Inv
+	key, pos int
+	msg      *model.Msg
+	call     *model.Call
+	idx      int
+	made     uint64
 }
 
 // streamSlots is the number of streams of each kind a Builder remembers:
@@ -193,13 +216,19 @@ func (s *streams) slot(t event.Type, id string) *stream {
 // lookupSlot picks the slot of k.
 func lookupSlot(k string) uint { return hashID(k) % lookupSlots }
 
-// hashID hashes an id for the caches (FNV-1a: ids are short).
+// hashID hashes an id for the caches: its length and its last eight bytes
+// (where generated ids differ), mixed by one multiplication.
 func hashID(k string) uint {
-	h := uint32(2166136261)
-	for i := 0; i < len(k); i++ {
-		h = (h ^ uint32(k[i])) * 16777619
+	var x uint64
+	if n := len(k); n >= 8 {
+		x = binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(k[n-8:]), 8))
+	} else {
+		for i := 0; i < n; i++ {
+			x = x<<8 | uint64(k[i])
+		}
 	}
-	return uint(h ^ h>>16)
+	x = (x ^ uint64(len(k))) * 0x9E3779B97F4A7C15
+	return uint(x >> 32)
 }
 
 // foldIn folds d into f's private state in place. It reports false, having

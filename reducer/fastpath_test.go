@@ -294,6 +294,37 @@ func FuzzFoldJSONPaths(f *testing.F) {
 	})
 }
 
+// TestBuilderArgsAfterView checks that tool call arguments streamed after a
+// view was handed out (a change to the node and an empty delta between)
+// leave that view alone.
+func TestBuilderArgsAfterView(t *testing.T) {
+	b := reducer.NewBuilder(view.New())
+	for _, l := range []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"a\":"}`,
+	} {
+		require.NoError(t, b.FoldJSON([]byte(l)))
+	}
+	v1 := b.View()
+	want := string(viewJSON(t, v1))
+	for _, l := range []string{
+		// The step makes a new root node that shares the hot message.
+		`{"type":"STEP_STARTED","stepName":"s"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":""}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"1"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"}"}`,
+	} {
+		require.NoError(t, b.FoldJSON([]byte(l)))
+	}
+	assert.Equal(t, want, string(viewJSON(t, v1)), "the view handed out changed")
+	call, ok := b.View().ToolCall("c1")
+	require.True(t, ok)
+	assert.Equal(t, `{"a":1}`, call.Arguments)
+	old, _ := v1.ToolCall("c1")
+	assert.Equal(t, `{"a":`, old.Arguments)
+}
+
 // TestBuilderNilEvent checks that a Builder refuses a nil event as Fold does.
 func TestBuilderNilEvent(t *testing.T) {
 	b := reducer.NewBuilder(view.New())

@@ -684,6 +684,16 @@ func (i *Inv) SetMsg(pos int, m *Msg) {
 	d.hot, d.HotPos = &c, int32(pos)
 }
 
+// HotMsg returns the node's hot message and its position when one is hot
+// and its content is not streaming text (see InvData): the message stored
+// last with SetMsg, which no other node shares.
+func (d *InvData) HotMsg() (*Msg, int, bool) {
+	if d.hot == nil || d.textHot {
+		return nil, 0, false
+	}
+	return d.hot, int(d.HotPos), true
+}
+
 // Streaming reports whether the message at position pos of d's messages is
 // the hot one and its content streamed text (hot text), and returns its id.
 // AppendText at pos then only appends to that text.
