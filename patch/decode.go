@@ -280,24 +280,8 @@ func (s *stringField) check(name string) *failure {
 }
 
 // opName returns the value of "op": one of the six operations without a
-// copy, anything else copied.
-func opName(b []byte) string {
-	switch string(b) { // does not allocate
-	case "add":
-		return "add"
-	case "remove":
-		return "remove"
-	case "replace":
-		return "replace"
-	case "move":
-		return "move"
-	case "copy":
-		return "copy"
-	case "test":
-		return "test"
-	}
-	return string(b)
-}
+// copy (intern knows them), anything else copied.
+func opName(b []byte) string { return intern(b) }
 
 // decode validates operation i. Its pointers' tokens are appended to
 // toks[:0]. The checks, and their order, are those of RFC 6902 section 4 as

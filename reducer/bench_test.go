@@ -36,89 +36,107 @@ func sizes(b *testing.B) []int {
 	return s
 }
 
+// The passes the benchmarks time: each folds (or decodes) a whole stream.
+
+// reduceAll folds evs with Reduce, a view per event.
+func reduceAll(tb testing.TB, evs []event.Event) *view.View {
+	v := view.New()
+	for _, e := range evs {
+		var err error
+		if v, err = reducer.Reduce(v, e); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return v
+}
+
+// buildAll folds evs through a Builder.
+func buildAll(tb testing.TB, evs []event.Event) *view.View {
+	bl := reducer.NewBuilder(view.New())
+	for _, e := range evs {
+		if err := bl.Fold(e); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return bl.View()
+}
+
+// decodeLines decodes every line and keeps nothing.
+func decodeLines(tb testing.TB, raw [][]byte) {
+	for _, l := range raw {
+		if _, err := event.Decode(l); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// foldLines folds the wire lines with FoldJSON, a view per event.
+func foldLines(tb testing.TB, raw [][]byte) *view.View {
+	v := view.New()
+	for _, l := range raw {
+		var err error
+		if v, err = reducer.FoldJSON(v, l); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return v
+}
+
+// buildLines folds the wire lines through a Builder.
+func buildLines(tb testing.TB, raw [][]byte) *view.View {
+	bl := reducer.NewBuilder(view.New())
+	for _, l := range raw {
+		if err := bl.FoldJSON(l); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return bl.View()
+}
+
+// metered runs pass b.N times and reports per event of n.
+func metered(b *testing.B, n int, pass func()) {
+	m := benchmeter.Start()
+	for range b.N {
+		pass()
+	}
+	m.Report(b, n)
+}
+
 // BenchmarkReduce folds pre-decoded events: the reducer alone, with Reduce
 // (a view per event) and through a Builder (build: one view at the end).
 func BenchmarkReduce(b *testing.B) {
 	for _, profile := range []string{"chat", "swarm"} {
 		for _, n := range sizes(b) {
 			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
-				stream, _ := workload(b, profile, n)
-				evs := decodeAll(b, lines(b, stream))
-				m := benchmeter.Start()
-				for range b.N {
-					v := view.New()
-					for _, e := range evs {
-						var err error
-						if v, err = reducer.Reduce(v, e); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				m.Report(b, len(evs))
+				evs := decodeAll(b, lines(b, mustStream(b, profile, n)))
+				metered(b, len(evs), func() { reduceAll(b, evs) })
 			})
 			b.Run(fmt.Sprintf("%s-%d/build", profile, n), func(b *testing.B) {
-				stream, _ := workload(b, profile, n)
-				evs := decodeAll(b, lines(b, stream))
-				m := benchmeter.Start()
-				for range b.N {
-					bl := reducer.NewBuilder(view.New())
-					for _, e := range evs {
-						if err := bl.Fold(e); err != nil {
-							b.Fatal(err)
-						}
-					}
-					_ = bl.View()
-				}
-				m.Report(b, len(evs))
+				evs := decodeAll(b, lines(b, mustStream(b, profile, n)))
+				metered(b, len(evs), func() { buildAll(b, evs) })
 			})
 		}
 	}
 }
 
-// BenchmarkDecodeReduce decodes and folds each line (FoldJSON), next to
-// decoding alone in the same run, so the ratio can be read off directly.
+// BenchmarkDecodeReduce decodes and folds each line, with FoldJSON (a view
+// per event) and through a Builder, next to decoding alone in the same run.
+// BenchmarkRatio gives the ratios steadily.
 func BenchmarkDecodeReduce(b *testing.B) {
 	for _, profile := range []string{"chat", "swarm"} {
 		for _, n := range sizes(b) {
+			raw := func(b *testing.B) [][]byte { return lines(b, mustStream(b, profile, n)) }
 			b.Run(fmt.Sprintf("%s-%d/decode", profile, n), func(b *testing.B) {
-				raw := lines(b, mustStream(b, profile, n))
-				m := benchmeter.Start()
-				for range b.N {
-					for _, l := range raw {
-						if _, err := event.Decode(l); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				m.Report(b, len(raw))
+				r := raw(b)
+				metered(b, len(r), func() { decodeLines(b, r) })
 			})
 			b.Run(fmt.Sprintf("%s-%d/decode+build", profile, n), func(b *testing.B) {
-				raw := lines(b, mustStream(b, profile, n))
-				m := benchmeter.Start()
-				for range b.N {
-					bl := reducer.NewBuilder(view.New())
-					for _, l := range raw {
-						if err := bl.FoldJSON(l); err != nil {
-							b.Fatal(err)
-						}
-					}
-					_ = bl.View()
-				}
-				m.Report(b, len(raw))
+				r := raw(b)
+				metered(b, len(r), func() { buildLines(b, r) })
 			})
 			b.Run(fmt.Sprintf("%s-%d/decode+reduce", profile, n), func(b *testing.B) {
-				raw := lines(b, mustStream(b, profile, n))
-				m := benchmeter.Start()
-				for range b.N {
-					v := view.New()
-					for _, l := range raw {
-						var err error
-						if v, err = reducer.FoldJSON(v, l); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				m.Report(b, len(raw))
+				r := raw(b)
+				metered(b, len(r), func() { foldLines(b, r) })
 			})
 		}
 	}
@@ -262,31 +280,9 @@ func BenchmarkRatio(b *testing.B) {
 		for _, n := range sizes(b) {
 			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
 				raw := lines(b, mustStream(b, profile, n))
-				decode := func() {
-					for _, l := range raw {
-						if _, err := event.Decode(l); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				reduce := func() {
-					v := view.New()
-					for _, l := range raw {
-						var err error
-						if v, err = reducer.FoldJSON(v, l); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				build := func() {
-					bl := reducer.NewBuilder(view.New())
-					for _, l := range raw {
-						if err := bl.FoldJSON(l); err != nil {
-							b.Fatal(err)
-						}
-					}
-					_ = bl.View()
-				}
+				decode := func() { decodeLines(b, raw) }
+				reduce := func() { foldLines(b, raw) }
+				build := func() { buildLines(b, raw) }
 				timed := func(fn func()) float64 {
 					runtime.GC()
 					start := time.Now()
@@ -387,33 +383,9 @@ func BenchmarkScaling(b *testing.B) {
 		name string
 		pass func(i int)
 	}{
-		{"reduce", func(i int) {
-			v := view.New()
-			for _, e := range evs[i] {
-				var err error
-				if v, err = reducer.Reduce(v, e); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}},
-		{"build", func(i int) {
-			bl := reducer.NewBuilder(view.New())
-			for _, e := range evs[i] {
-				if err := bl.Fold(e); err != nil {
-					b.Fatal(err)
-				}
-			}
-			_ = bl.View()
-		}},
-		{"decode+build", func(i int) {
-			bl := reducer.NewBuilder(view.New())
-			for _, l := range raws[i] {
-				if err := bl.FoldJSON(l); err != nil {
-					b.Fatal(err)
-				}
-			}
-			_ = bl.View()
-		}},
+		{"reduce", func(i int) { reduceAll(b, evs[i]) }},
+		{"build", func(i int) { buildAll(b, evs[i]) }},
+		{"decode+build", func(i int) { buildLines(b, raws[i]) }},
 	}
 	for _, mode := range modes {
 		b.Run(mode.name, func(b *testing.B) {

@@ -3,7 +3,6 @@ package reducer
 import (
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
-	"github.com/agview/agview/internal/persist"
 	"github.com/agview/agview/view"
 )
 
@@ -152,63 +151,25 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	return true
 }
 
-// admitsTag reports whether a delta tagged tag may continue an entity
-// opened by owner, whose tag attributed in this run has entry ref in attr
-// (zero: not attributed), checking attr against the current version:
-// untagged deltas agree with any opener (R15).
-func admitsTag(tag, owner model.Owner, attr *persist.Map[struct{}], ref persist.Ref, cur persist.Map[struct{}]) bool {
-	if !tag.Sub {
-		return true
-	}
-	if tag != owner || ref == (persist.Ref{}) {
-		return false
-	}
-	if !attr.Same(cur) {
-		if cur.Ref(tag.ID) != ref {
-			return false
-		}
-		*attr = cur
-	}
-	return true
-}
-
 // streamedArgs folds the tool call argument delta d by appending its text
 // to the call of a remembered argStream, and reports whether it could:
-// exactly what foldIn would do (toolArgs), which the checks here make sure:
-// the call is open with the same entry (owner, where it is held), d's tag
-// agrees, the run is active with no chunk stream pending, and the node,
-// still changed in place, holds as its hot message the message and call
+// exactly what foldIn would do (toolArgs), which the checks make sure (see
+// streamAt.target), and the node's hot message is still the message and call
 // objects the last delta made, after the last view handed out.
 func (b *Builder) streamedArgs(d delta, text string) bool {
 	s := &b.sm.args[hashID(d.id)%streamSlots]
-	if s.node == nil || !b.owned || s.made <= b.frozen || s.id != d.id {
+	if s.made <= b.frozen {
 		return false
 	}
-	st := state(b.cur)
-	c := st.C
-	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+	n := s.target(b, d, state(b.cur).C.Scope.OpenTool)
+	if n == nil {
 		return false
-	}
-	if open := c.Scope.OpenTool; !s.open.Same(open) {
-		if open.Ref(d.id) != s.openRef {
-			return false
-		}
-		s.open = open
-	}
-	if !admitsTag(d.tag, s.owner, &s.attr, s.attrRef, c.Scope.Attributed) {
-		return false
-	}
-	n := st.Root
-	if s.key >= 0 {
-		n = st.Inv(s.key)
 	}
 	nd := n.D()
-	if n != s.node || nd.Version <= b.frozen {
-		return false
-	}
 	if m, pos, ok := nd.HotMsg(); !ok || m != s.msg || pos != s.pos || m.Calls[s.idx] != s.call {
 		return false
 	}
+	st := state(b.cur)
 	st.Step++
 	if text != "" {
 		nd.Version = st.Step
@@ -228,67 +189,39 @@ func (b *Builder) rememberArgs(d delta, text string) {
 	if text == "" {
 		return
 	}
-	st := state(b.cur)
-	c := st.C
-	id, o, ok := b.lk.tool.lookup(c.Scope.OpenTool, d.id)
+	open := state(b.cur).C.Scope.OpenTool
+	id, o, ok := b.lk.tool.lookup(open, d.id)
 	if !ok || !o.Held {
 		return
 	}
-	n := st.Root
-	if o.Loc.Inv >= 0 {
-		n = st.Inv(o.Loc.Inv)
-	}
-	m, pos, ok := n.D().HotMsg()
+	s.set(b, open, id, o.Owner, o.Loc)
+	m, pos, ok := s.node.D().HotMsg()
 	if !ok || pos != o.Loc.Pos || o.Idx >= len(m.Calls) || m.Calls[o.Idx].ID != id {
+		*s = argStream{}
 		return
 	}
-	var attrRef persist.Ref
-	if o.Owner.Sub {
-		attrRef = c.Scope.Attributed.Ref(o.Owner.ID)
-	}
-	*s = argStream{open: c.Scope.OpenTool, attr: c.Scope.Attributed, openRef: c.Scope.OpenTool.Ref(id), attrRef: attrRef,
-		id: id, owner: o.Owner, node: n, key: o.Loc.Inv, pos: pos, msg: m, call: m.Calls[o.Idx], idx: o.Idx, made: st.Step}
+	s.msg, s.call, s.idx, s.made = m, m.Calls[o.Idx], o.Idx, state(b.cur).Step
 }
 
-// streamed folds d by appending its text to a remembered stream (see
-// stream), and reports whether it could: exactly what foldIn would do for
-// d, which the checks here make sure: the maps that verified the stream's
-// last delta are unchanged (so the message is open, owned by d's tag, and
-// the tag attributed in this run), the run is active with no chunk stream
-// pending, and the message's text is streaming in a node no handed-out view
-// reaches.
+// streamed folds the text or reasoning delta d by appending its text to a
+// remembered stream, and reports whether it could: exactly what foldIn
+// would do, which the checks make sure (see streamAt.target), and the
+// message's text is still streaming in the node.
 func (b *Builder) streamed(d delta, text string) bool {
 	s := b.sm.slot(d.t, d.id)
-	if s == nil || s.node == nil || !b.owned || s.id != d.id {
+	if s == nil {
 		return false
 	}
 	st := state(b.cur)
-	c := st.C
-	open := c.Scope.OpenText
+	open := st.C.Scope.OpenText
 	if d.t == event.TypeReasoningMessageContent {
-		open = c.Scope.OpenRsn
+		open = st.C.Scope.OpenRsn
 	}
-	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+	n := s.target(b, d, open)
+	if n == nil {
 		return false
-	}
-	if !s.open.Same(open) {
-		// Another message opened or closed: this one's entry may be the same.
-		if open.Ref(d.id) != s.openRef {
-			return false
-		}
-		s.open = open
-	}
-	if !admitsTag(d.tag, s.owner, &s.attr, s.attrRef, c.Scope.Attributed) {
-		return false
-	}
-	n := st.Root
-	if s.key >= 0 {
-		n = st.Inv(s.key)
 	}
 	nd := n.D()
-	if n != s.node || nd.Version <= b.frozen {
-		return false
-	}
 	if id, ok := nd.Streaming(s.pos); !ok || id != d.id {
 		return false
 	}
@@ -320,15 +253,5 @@ func (b *Builder) remember(d delta) {
 	if !ok || !o.In {
 		return
 	}
-	var attrRef persist.Ref
-	if o.Owner.Sub {
-		attrRef = c.Scope.Attributed.Ref(o.Owner.ID)
-	}
-	st := state(b.cur)
-	n := st.Root
-	if o.Loc.Inv >= 0 {
-		n = st.Inv(o.Loc.Inv)
-	}
-	*s = stream{open: open, attr: c.Scope.Attributed, openRef: open.Ref(id), attrRef: attrRef,
-		id: id, owner: o.Owner, node: n, key: o.Loc.Inv, pos: o.Loc.Pos}
+	s.set(b, open, id, o.Owner, o.Loc)
 }

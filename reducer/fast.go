@@ -154,52 +154,109 @@ func (c *lookupCache[V]) lookup(m persist.Map[V], k string) (string, V, bool) {
 // A stream is where the deltas of one streaming text or reasoning message
 // go, remembered by a Builder so that the next delta into it skips every
 // lookup. It stays valid while the maps that verified the last delta (the
-// open messages of its kind, the tags attributed in the run) hold the same
-// entries for its id and tag (the same versions, or later ones that left
-// those entries alone), and the node is still the stored one, changed in place since
-// the last view handed out, with the message's text streaming in it: the
-// fold of the next delta with the same id and tag then comes down to
-// appending its text (see Builder.streamed).
-type stream struct {
-	open     persist.Map[model.Open]
+// open entities of its kind, the tags attributed in the run) hold the same
+// entries for its id and its opener's tag (the same versions, or later ones
+// that left those entries alone), and the node is still the stored one,
+// changed in place since the last view handed out: the fold of the next
+// delta then comes down to appending its text (see Builder.streamed).
+type stream = streamAt[model.Open]
+
+// streamAt is a stream into an entity whose open map holds V.
+type streamAt[V any] struct {
+	open     persist.Map[V]
 	attr     persist.Map[struct{}]
 	openRef  persist.Ref // the entry open holds for id
-	id       string      // as the open map stores it
-	owner    model.Owner // the message's opener, whose tag alone a tagged delta may carry
 	attrRef  persist.Ref // the entry attr holds for the owner's tag (zero: not attributed)
+	id       string      // as the open map stores it
+	owner    model.Owner // the entity's opener, whose tag alone a tagged delta may carry
 	node     *model.Inv
 	key, pos int
 }
 
-// streams are a Builder's remembered streams, text and reasoning apart,
-// and its tool call argument streams.
+// target returns the stream's node when the stream still takes d, a delta
+// into an entity of the kind the open map open holds; nil otherwise. It
+// checks all that the full fold of d checks before changing anything (the
+// run, the chunk lanes, the entity's entry, d's tag: see admits and R15),
+// and that the node is the stored one, which the Builder may change in
+// place.
+func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.Inv {
+	if s.node == nil || !b.owned || s.id != d.id {
+		return nil
+	}
+	st := state(b.cur)
+	c := st.C
+	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+		return nil
+	}
+	if !s.open.Same(open) {
+		// Another entity opened or closed: this one's entry may be the same.
+		if open.Ref(d.id) != s.openRef {
+			return nil
+		}
+		s.open = open
+	}
+	if d.tag.Sub {
+		// A tagged delta must carry its opener's tag (R15), attributed in
+		// this run; an untagged one agrees with any opener.
+		if d.tag != s.owner || s.attrRef == (persist.Ref{}) {
+			return nil
+		}
+		if attr := c.Scope.Attributed; !s.attr.Same(attr) {
+			if attr.Ref(d.tag.ID) != s.attrRef {
+				return nil
+			}
+			s.attr = attr
+		}
+	}
+	n := st.Root
+	if s.key >= 0 {
+		n = st.Inv(s.key)
+	}
+	if n != s.node || n.D().Version <= b.frozen {
+		return nil
+	}
+	return n
+}
+
+// set remembers the entity id (as open stores it), open with owner at loc,
+// in the Builder's current view.
+func (s *streamAt[V]) set(b *Builder, open persist.Map[V], id string, owner model.Owner, loc model.Loc) {
+	st := state(b.cur)
+	attr := st.C.Scope.Attributed
+	var attrRef persist.Ref
+	if owner.Sub {
+		attrRef = attr.Ref(owner.ID)
+	}
+	n := st.Root
+	if loc.Inv >= 0 {
+		n = st.Inv(loc.Inv)
+	}
+	*s = streamAt[V]{open: open, attr: attr, openRef: open.Ref(id), attrRef: attrRef,
+		id: id, owner: owner, node: n, key: loc.Inv, pos: loc.Pos}
+}
+
+// streams are a Builder's remembered streams: text and reasoning messages,
+// and tool call arguments.
 type streams struct {
 	text, rsn [streamSlots]stream
 	args      [streamSlots]argStream
 }
 
-// An argStream is where the argument deltas of one tool call go: as a
-// stream, plus the message and call objects the Builder's last fold of a
-// delta into it made (at step made), which no view handed out can reach
-// while made is after the last one handed out: the next delta appends to
-// the call's arguments in place (see Builder.streamedArgs).
+// An argStream is a stream into a tool call's arguments, plus the message
+// and call objects the Builder's last fold of a delta into it made (at step
+// made), which no view handed out can reach while made is after the last
+// one handed out: the next delta appends to the call's arguments in place
+// (see Builder.streamedArgs).
 type argStream struct {
-	open     persist.Map[model.OpenCall]
-	attr     persist.Map[struct{}]
-	openRef  persist.Ref
-	attrRef  persist.Ref
-	id       string
-	owner    model.Owner
-	node     *model.Inv
-	key, pos int
-	msg      *model.Msg
-	call     *model.Call
-	idx      int
-	made     uint64
+	streamAt[model.OpenCall]
+	msg  *model.Msg
+	call *model.Call
+	idx  int
+	made uint64
 }
 
 // streamSlots is the number of streams of each kind a Builder remembers:
-// room for the messages a swarm streams at once.
+// room for the entities a swarm streams at once.
 const streamSlots = 64
 
 // slot returns the stream slot for a delta of type t into message id.
