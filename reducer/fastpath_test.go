@@ -334,3 +334,80 @@ func TestBuilderNilEvent(t *testing.T) {
 	assert.Equal(t, want.Error(), got.Error())
 	assert.Equal(t, string(viewJSON(t, v)), string(viewJSON(t, b.View())))
 }
+
+// TestBuilderConcurrentReaders hands the views a Builder makes to another
+// goroutine, which reads each one whole while the Builder goes on: under
+// -race, any change the Builder made in place to something a handed-out
+// view reaches is reported.
+func TestBuilderConcurrentReaders(t *testing.T) {
+	var evs []string
+	add := func(format string, args ...any) { evs = append(evs, fmt.Sprintf(format, args...)) }
+	add(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
+	const subs = 6
+	for s := range subs {
+		add(`{"type":"SUBAGENT_STARTED","subagentRunId":"s%d","name":"w"}`, s)
+	}
+	for round := range 4 {
+		for s := range subs {
+			add(`{"type":"TEXT_MESSAGE_START","subagentRunId":"s%d","messageId":"m%d-%d","role":"assistant"}`, s, s, round)
+			add(`{"type":"TOOL_CALL_START","subagentRunId":"s%d","toolCallId":"c%d-%d","toolCallName":"f"}`, s, s, round)
+		}
+		for i := range 30 {
+			for s := range subs {
+				switch (i + s) % 3 {
+				case 0:
+					add(`{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"s%d","messageId":"m%d-%d","delta":"w%d "}`, s, s, round, i)
+				case 1:
+					add(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m%d-%d","delta":"u%d "}`, s, round, i)
+				default:
+					add(`{"type":"TOOL_CALL_ARGS","subagentRunId":"s%d","toolCallId":"c%d-%d","delta":"%d,"}`, s, s, round, i)
+				}
+			}
+			if i%10 == 9 {
+				add(`{"type":"STATE_SNAPSHOT","snapshot":{"i":%d}}`, i)
+			}
+		}
+		for s := range subs {
+			add(`{"type":"TEXT_MESSAGE_END","subagentRunId":"s%d","messageId":"m%d-%d"}`, s, s, round)
+			add(`{"type":"TOOL_CALL_END","toolCallId":"c%d-%d"}`, s, round)
+		}
+	}
+	type handed struct {
+		v    *view.View
+		json []byte
+	}
+	ch := make(chan handed, 16)
+	done := make(chan error)
+	go func() {
+		for h := range ch {
+			got, err := h.v.MarshalJSON()
+			if err != nil {
+				done <- err
+				return
+			}
+			if !bytes.Equal(got, h.json) {
+				done <- fmt.Errorf("a handed-out view changed (event %d)", h.v.EventCount())
+				return
+			}
+			for inv := range h.v.Invocations() {
+				_ = inv.ToolCalls()
+			}
+		}
+		done <- nil
+	}()
+	b := reducer.NewBuilder(view.New())
+	ref := view.New()
+	for i, l := range evs {
+		require.NoError(t, b.FoldJSON([]byte(l)), "event %d", i)
+		var err error
+		ref, err = reducer.FoldJSON(ref, []byte(l))
+		require.NoError(t, err)
+		if i%7 == 6 {
+			v := b.View()
+			ch <- handed{v, viewJSON(t, v)}
+		}
+	}
+	close(ch)
+	require.NoError(t, <-done)
+	assert.Equal(t, string(viewJSON(t, ref)), string(viewJSON(t, b.View())))
+}
