@@ -108,11 +108,19 @@ func (b *Builder) transient(t event.Type) (*model.View, *folder) {
 	return nv, f
 }
 
-// fold folds e in place, taking back what it changed if e is refused.
+// fold folds e in place, taking back what it changed if e is refused (or
+// the fold panics: the panic goes on, and the Builder is as before e).
 func (b *Builder) fold(e event.Event) error {
 	nv, f := b.transient(e.EventType())
 	st := nv.S()
 	saved := *st
+	defer func() {
+		if r := recover(); r != nil {
+			f.undo()
+			*st = saved
+			panic(r)
+		}
+	}()
 	if viol := f.fold(e); viol != nil {
 		f.undo()
 		*st = saved

@@ -66,6 +66,7 @@ func (p *paths) line(i int, line []byte, hand bool) {
 			if got := viewJSON(t, v); !bytes.Equal(want, got) {
 				t.Fatalf("event %d (%s): %s differs from Fold:\n%s\n%s", i, line, name, want, got)
 			}
+			sameVersions(t, i, name, p.ref, v)
 			p.handed, p.handedJ = append(p.handed, v), append(p.handedJ, want)
 		}
 	}
@@ -92,6 +93,30 @@ func (p *paths) end() {
 	for k, v := range p.handed {
 		if got := viewJSON(t, v); !bytes.Equal(p.handedJ[k], got) {
 			t.Fatalf("view %d a Builder handed out changed afterwards:\n%s\n%s", k, p.handedJ[k], got)
+		}
+	}
+}
+
+// sameVersions checks that every invocation has the same version in got
+// as in want (the JSON form leaves versions out).
+func sameVersions(t testing.TB, i int, name string, want, got *view.View) {
+	t.Helper()
+	if w, g := want.Root().Version(), got.Root().Version(); w != g {
+		t.Fatalf("event %d: %s: root version %d, Fold gives %d", i, name, g, w)
+	}
+	var ws, gs []*view.Invocation // in first-seen order; an id may recur (G10)
+	for inv := range want.Invocations() {
+		ws = append(ws, inv)
+	}
+	for inv := range got.Invocations() {
+		gs = append(gs, inv)
+	}
+	if len(ws) != len(gs) {
+		t.Fatalf("event %d: %s: %d invocations, Fold gives %d", i, name, len(gs), len(ws))
+	}
+	for k, w := range ws {
+		if g := gs[k]; g.ID() != w.ID() || g.Version() != w.Version() {
+			t.Fatalf("event %d: %s: invocation %d is %s version %d, Fold gives %s version %d", i, name, k, g.ID(), g.Version(), w.ID(), w.Version())
 		}
 	}
 }
@@ -410,4 +435,25 @@ func TestBuilderConcurrentReaders(t *testing.T) {
 	close(ch)
 	require.NoError(t, <-done)
 	assert.Equal(t, string(viewJSON(t, ref)), string(viewJSON(t, b.View())))
+}
+
+// TestBuilderPanicLeavesViewAsBefore checks that a fold that panics (here
+// on a typed nil event) leaves the Builder as it was before the event.
+func TestBuilderPanicLeavesViewAsBefore(t *testing.T) {
+	b := reducer.NewBuilder(view.New())
+	for _, l := range []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}`,
+	} {
+		require.NoError(t, b.FoldJSON([]byte(l)))
+	}
+	before := string(viewJSON(t, b.View()))
+	require.NoError(t, b.FoldJSON([]byte(`{"type":"STEP_STARTED","stepName":"s"}`)))
+	require.NoError(t, b.FoldJSON([]byte(`{"type":"STEP_FINISHED","stepName":"s"}`)))
+	mid := string(viewJSON(t, b.View()))
+	assert.Panics(t, func() { _ = b.Fold((*event.StepStarted)(nil)) })
+	assert.Equal(t, mid, string(viewJSON(t, b.View())))
+	require.NoError(t, b.FoldJSON([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b"}`)))
+	assert.NotEqual(t, before, string(viewJSON(t, b.View())))
 }

@@ -396,6 +396,9 @@ type savedNode struct {
 
 // reset readies the log for the next fold.
 func (u *undoLog) reset() {
+	if u.coldSaved {
+		u.cold = model.Cold{} // drop the references
+	}
 	u.coldSaved = false
 	clear(u.nodes) // drop the references
 	u.nodes = u.nodes[:0]

@@ -686,7 +686,8 @@ func (i *Inv) SetMsg(pos int, m *Msg) {
 
 // HotMsg returns the node's hot message and its position when one is hot
 // and its content is not streaming text (see InvData): the message stored
-// last with SetMsg, which no other node shares.
+// last with SetMsg. Clone shares it: a clone's hot message may be reachable
+// from the node it was cloned from, and so from published views.
 func (d *InvData) HotMsg() (*Msg, int, bool) {
 	if d.hot == nil || d.textHot {
 		return nil, 0, false
