@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agview/agview/internal/jsonstr"
 )
 
 // Encode returns the wire JSON of e: one compact JSON object, "type" first.
@@ -83,7 +84,7 @@ func (w *encoder) key(k string) {
 		w.b = append(w.b, ',')
 	}
 	w.first = false
-	w.b = appendString(w.b, k)
+	w.b = jsonstr.Append(w.b, k, jsonstr.Go)
 	w.b = append(w.b, ':')
 }
 
@@ -125,7 +126,7 @@ func (w *encoder) begin(t Type) {
 
 func (w *encoder) str(k, v string) {
 	w.key(k)
-	w.b = appendString(w.b, v)
+	w.b = jsonstr.Append(w.b, v, jsonstr.Go)
 }
 
 func (w *encoder) optStr(k string, v *string) {
@@ -159,7 +160,7 @@ func (w *encoder) strs(k string, v []string) {
 	if v == nil {
 		return
 	}
-	w.list(k, len(v), func(i int) { w.b = appendString(w.b, v[i]) })
+	w.list(k, len(v), func(i int) { w.b = jsonstr.Append(w.b, v[i], jsonstr.Go) })
 }
 
 // raw writes a required raw value; nil is written as null, which must be
@@ -215,61 +216,6 @@ func (w *encoder) end(b *Base) {
 }
 
 func (w *encoder) tag(a *Attribution) { w.optStr("subagentRunId", a.Subagent) }
-
-// appendString appends s as a JSON string: the escapes encoding/json uses,
-// without its HTML escaping; invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // ---------------------------------------------------------------------------
 // Data types

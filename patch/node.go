@@ -3,7 +3,8 @@ package patch
 import (
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agview/agview/internal/jsonstr"
 )
 
 // kind is the JSON type of a node.
@@ -296,67 +297,10 @@ func appendNode(b []byte, n *node) []byte {
 	}
 }
 
-const hexDigits = "0123456789abcdef"
-
-// escapeLen is the encoded length of each ASCII byte inside a JSON string.
-var escapeLen = func() (t [utf8.RuneSelf]uint8) {
-	for c := range t {
-		switch {
-		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-			t[c] = 2
-		case c < 0x20:
-			t[c] = 6
-		default:
-			t[c] = 1
-		}
-	}
-	return t
-}()
-
 // quotedLen returns len(appendQuoted(nil, s)) without building it.
-func quotedLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n += int(escapeLen[c])
-		} else {
-			n++
-		}
-	}
-	return n
-}
+func quotedLen(s string) int { return jsonstr.Len(s) }
 
-// appendQuoted appends s as a JSON string. It escapes only what JSON requires
-// (quote, backslash, control characters), as JavaScript's JSON.stringify
-// does. s is valid UTF-8: the parser guarantees it for every string it builds.
-func appendQuoted(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf || escapeLen[c] == 1 {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendQuoted appends s as a JSON string as JavaScript's JSON.stringify
+// does: only quote, backslash and control characters are escaped. s is valid
+// UTF-8: the parser guarantees it for every string it builds.
+func appendQuoted(b []byte, s string) []byte { return jsonstr.AppendValid(b, s) }

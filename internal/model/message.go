@@ -3,7 +3,8 @@ package model
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
+
+	"github.com/agview/agview/internal/jsonstr"
 
 	"github.com/agview/agview/event"
 )
@@ -134,48 +135,4 @@ func (m Meta) JSON() json.RawMessage {
 // AppendString appends s as a JSON string the way JavaScript's JSON.stringify
 // writes it: only '"', '\\' and control characters are escaped; invalid UTF-8
 // becomes U+FFFD, as encoding/json does.
-func AppendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+func AppendString(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.JS) }
