@@ -165,8 +165,8 @@ func (b *Builder) inPlace(d delta, text string) bool {
 // streamAt.target), and the node's hot message is still the message and call
 // objects the last delta made, after the last view handed out.
 func (b *Builder) streamedArgs(d delta, text string) bool {
-	s := &b.sm.args[hashID(d.id)%streamSlots]
-	if s.made <= b.frozen {
+	s := b.sm.findArgs(d.id)
+	if s == nil || s.made <= b.frozen {
 		return false
 	}
 	n := s.target(b, d, state(b.cur).C.Scope.OpenTool)
@@ -192,20 +192,22 @@ func (b *Builder) streamedArgs(d delta, text string) bool {
 // message and call objects now in the node: after an empty one, the node's
 // hot message may be older than the last view handed out.
 func (b *Builder) rememberArgs(d delta, text string) {
-	s := &b.sm.args[hashID(d.id)%streamSlots]
-	*s = argStream{}
 	if text == "" {
+		b.sm.forgetArgs(d.id)
 		return
 	}
 	open := state(b.cur).C.Scope.OpenTool
 	id, o, ok := b.lk.tool.lookup(open, d.id)
 	if !ok || !o.Held {
+		b.sm.forgetArgs(d.id)
 		return
 	}
+	s := b.sm.claimArgs(id)
+	*s = argStream{}
 	s.set(b, open, id, o.Owner, o.Loc)
 	m, pos, ok := s.node.D().HotMsg()
 	if !ok || pos != o.Loc.Pos || o.Idx >= len(m.Calls) || m.Calls[o.Idx].ID != id {
-		*s = argStream{}
+		b.sm.forgetArgs(id)
 		return
 	}
 	s.msg, s.call, s.idx, s.made = m, m.Calls[o.Idx], o.Idx, state(b.cur).Step
@@ -216,7 +218,11 @@ func (b *Builder) rememberArgs(d delta, text string) {
 // would do, which the checks make sure (see streamAt.target), and the
 // message's text is still streaming in the node.
 func (b *Builder) streamed(d delta, text string) bool {
-	s := b.sm.slot(d.t, d.id)
+	tb := b.sm.table(d.t)
+	if tb == nil {
+		return false
+	}
+	s := tb.find(d.id)
 	if s == nil {
 		return false
 	}
@@ -247,11 +253,10 @@ func (b *Builder) streamed(d delta, text string) bool {
 // stored id, the opener's owner), never d's strings, which may alias the
 // wire bytes.
 func (b *Builder) remember(d delta) {
-	s := b.sm.slot(d.t, d.id)
-	if s == nil {
+	tb := b.sm.table(d.t)
+	if tb == nil {
 		return
 	}
-	*s = stream{}
 	c := state(b.cur).C
 	cache, open := &b.lk.text, c.Scope.OpenText
 	if d.t == event.TypeReasoningMessageContent {
@@ -259,7 +264,8 @@ func (b *Builder) remember(d delta) {
 	}
 	id, o, ok := cache.lookup(open, d.id)
 	if !ok || !o.In {
+		tb.forget(d.id)
 		return
 	}
-	s.set(b, open, id, o.Owner, o.Loc)
+	tb.claim(id).set(b, open, id, o.Owner, o.Loc)
 }

@@ -236,10 +236,21 @@ func (s *streamAt[V]) set(b *Builder, open persist.Map[V], id string, owner mode
 }
 
 // streams are a Builder's remembered streams: text and reasoning messages,
-// and tool call arguments.
+// and tool call arguments, each kind in a set-associative table (a swarm
+// streams a few dozen entities at once; with one slot per hash, two of them
+// sharing a slot would evict each other at every delta).
 type streams struct {
-	text, rsn [streamSlots]stream
-	args      [streamSlots]argStream
+	text, rsn streamTable[model.Open]
+	args      [streamSets]struct {
+		ways  [streamWays]argStream
+		index wayIndex
+	}
+}
+
+// A streamTable remembers the streams of one kind of message.
+type streamTable[V any] [streamSets]struct {
+	ways  [streamWays]streamAt[V]
+	index wayIndex
 }
 
 // An argStream is a stream into a tool call's arguments, plus the message
@@ -255,19 +266,113 @@ type argStream struct {
 	made uint64
 }
 
-// streamSlots is the number of streams of each kind a Builder remembers:
-// room for the entities a swarm streams at once.
-const streamSlots = 64
+// streamSets and streamWays shape the stream tables: room for the entities
+// a swarm streams at once.
+const (
+	streamSets = 16
+	streamWays = 4
+)
 
-// slot returns the stream slot for a delta of type t into message id.
-func (s *streams) slot(t event.Type, id string) *stream {
+// A wayIndex says which ways of a set hold a stream, and for which id (as
+// the view stores it: never a string over the wire bytes).
+type wayIndex struct {
+	ids  [streamWays]string
+	used uint8 // bit w: way w holds a stream
+	next uint8 // the way to evict next when all are used
+}
+
+// find returns the way that holds id, or -1.
+func (x *wayIndex) find(id string) int {
+	for w := range streamWays {
+		if x.used&(1<<w) != 0 && x.ids[w] == id {
+			return w
+		}
+	}
+	return -1
+}
+
+// claim returns the way to remember a stream for id in: the one that holds
+// id, else a free one, else the next in turn.
+func (x *wayIndex) claim(id string) int {
+	w := x.find(id)
+	if w < 0 {
+		for w = 0; w < streamWays && x.used&(1<<w) != 0; w++ {
+		}
+		if w == streamWays {
+			w = int(x.next)
+			x.next = (x.next + 1) % streamWays
+		}
+	}
+	x.ids[w] = id
+	x.used |= 1 << w
+	return w
+}
+
+// drop forgets way w.
+func (x *wayIndex) drop(w int) {
+	x.ids[w] = ""
+	x.used &^= 1 << w
+}
+
+// table returns the table of streams for deltas of type t (text or
+// reasoning), or nil.
+func (s *streams) table(t event.Type) *streamTable[model.Open] {
 	switch t {
 	case event.TypeTextMessageContent:
-		return &s.text[hashID(id)%streamSlots]
+		return &s.text
 	case event.TypeReasoningMessageContent:
-		return &s.rsn[hashID(id)%streamSlots]
+		return &s.rsn
 	}
 	return nil
+}
+
+// find returns the stream remembered for message id, or nil.
+func (t *streamTable[V]) find(id string) *streamAt[V] {
+	set := &t[hashID(id)%streamSets]
+	if w := set.index.find(id); w >= 0 {
+		return &set.ways[w]
+	}
+	return nil
+}
+
+// forget drops the stream remembered for id, if any.
+func (t *streamTable[V]) forget(id string) {
+	set := &t[hashID(id)%streamSets]
+	if w := set.index.find(id); w >= 0 {
+		set.index.drop(w)
+		set.ways[w] = streamAt[V]{}
+	}
+}
+
+// claim returns the way to remember a stream for the stored id in.
+func (t *streamTable[V]) claim(id string) *streamAt[V] {
+	set := &t[hashID(id)%streamSets]
+	return &set.ways[set.index.claim(id)]
+}
+
+// findArgs returns the stream remembered for tool call id, or nil.
+func (s *streams) findArgs(id string) *argStream {
+	set := &s.args[hashID(id)%streamSets]
+	if w := set.index.find(id); w >= 0 {
+		return &set.ways[w]
+	}
+	return nil
+}
+
+// forgetArgs drops the stream remembered for tool call id, if any.
+func (s *streams) forgetArgs(id string) {
+	set := &s.args[hashID(id)%streamSets]
+	if w := set.index.find(id); w >= 0 {
+		set.index.drop(w)
+		set.ways[w] = argStream{}
+	}
+}
+
+// claimArgs returns the way to remember a stream for the stored tool call
+// id in.
+func (s *streams) claimArgs(id string) *argStream {
+	set := &s.args[hashID(id)%streamSets]
+	return &set.ways[set.index.claim(id)]
 }
 
 // lookupSlot picks the slot of k.

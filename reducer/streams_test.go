@@ -1,0 +1,54 @@
+package reducer
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/internal/model"
+)
+
+// TestWayIndex covers a set of the stream tables: ids are found in the way
+// that holds them, free ways are used before any is evicted, and eviction
+// goes round the ways.
+func TestWayIndex(t *testing.T) {
+	var x wayIndex
+	assert.Equal(t, -1, x.find(""), "an empty set holds nothing, not even the empty id")
+	for i, id := range []string{"a", "b", "c", "d"} {
+		require.Equal(t, i, x.claim(id))
+	}
+	assert.Equal(t, 2, x.claim("c"), "claiming a held id gives its way")
+	assert.Equal(t, 0, x.claim("e"), "a full set evicts way 0 first")
+	assert.Equal(t, -1, x.find("a"))
+	assert.Equal(t, 1, x.claim("f"), "then way 1")
+	x.drop(2)
+	assert.Equal(t, -1, x.find("c"))
+	assert.Equal(t, 2, x.claim("g"), "a dropped way is free again")
+	assert.Equal(t, 3, x.find("d"))
+}
+
+// TestStreamTableKeepsCollidingStreams: as many streams as a set has ways,
+// all hashed into one set, are all remembered — what a table with one slot
+// per hash could not do, and why the table has ways.
+func TestStreamTableKeepsCollidingStreams(t *testing.T) {
+	var tb streamTable[model.Open]
+	var ids []string
+	for i := 0; len(ids) < streamWays; i++ {
+		if id := fmt.Sprintf("m%06d", i); hashID(id)%streamSets == 3 {
+			ids = append(ids, id)
+		}
+	}
+	for i, id := range ids {
+		tb.claim(id).pos = i
+	}
+	for i, id := range ids {
+		s := tb.find(id)
+		require.NotNil(t, s, id)
+		assert.Equal(t, i, s.pos, id)
+	}
+	tb.forget(ids[1])
+	assert.Nil(t, tb.find(ids[1]))
+	assert.NotNil(t, tb.find(ids[2]))
+}
