@@ -173,14 +173,14 @@ type streamAt[V any] struct {
 	key, pos int
 }
 
-// target returns the stream's node when the stream still takes d, a delta
-// into an entity of the kind the open map open holds; nil otherwise. It
-// checks all that the full fold of d checks before changing anything (the
-// run, the chunk lanes, the entity's entry, d's tag: see admits and R15),
-// and that the node is the stored one, which the Builder may change in
-// place.
+// target returns the stream's node when the stream, found by d's id, still
+// takes d, a delta into an entity of the kind the open map open holds; nil
+// otherwise. It checks all that the full fold of d checks before changing
+// anything (the run, the chunk lanes, the entity's entry, d's tag: see
+// admits and R15), and that the node is the stored one, which the Builder
+// may change in place.
 func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.Inv {
-	if s.node == nil || !b.owned || s.id != d.id {
+	if s.node == nil || !b.owned {
 		return nil
 	}
 	st := state(b.cur)
@@ -274,27 +274,30 @@ const (
 )
 
 // A wayIndex says which ways of a set hold a stream, and for which id (as
-// the view stores it: never a string over the wire bytes).
+// the view stores it: never a string over the wire bytes), with the id's
+// hash, compared first: generated ids tend to have one length, so that
+// comparing the strings alone would compare their bytes at every way.
 type wayIndex struct {
-	ids  [streamWays]string
-	used uint8 // bit w: way w holds a stream
-	next uint8 // the way to evict next when all are used
+	ids    [streamWays]string
+	hashes [streamWays]uint32
+	used   uint8 // bit w: way w holds a stream
+	next   uint8 // the way to evict next when all are used
 }
 
-// find returns the way that holds id, or -1.
-func (x *wayIndex) find(id string) int {
+// find returns the way that holds id, whose hashID is h, or -1.
+func (x *wayIndex) find(id string, h uint) int {
 	for w := range streamWays {
-		if x.used&(1<<w) != 0 && x.ids[w] == id {
+		if x.used&(1<<w) != 0 && x.hashes[w] == uint32(h) && x.ids[w] == id {
 			return w
 		}
 	}
 	return -1
 }
 
-// claim returns the way to remember a stream for id in: the one that holds
-// id, else a free one, else the next in turn.
-func (x *wayIndex) claim(id string) int {
-	w := x.find(id)
+// claim returns the way to remember a stream for id, whose hashID is h, in:
+// the one that holds id, else a free one, else the next in turn.
+func (x *wayIndex) claim(id string, h uint) int {
+	w := x.find(id, h)
 	if w < 0 {
 		for w = 0; w < streamWays && x.used&(1<<w) != 0; w++ {
 		}
@@ -303,7 +306,7 @@ func (x *wayIndex) claim(id string) int {
 			x.next = (x.next + 1) % streamWays
 		}
 	}
-	x.ids[w] = id
+	x.ids[w], x.hashes[w] = id, uint32(h)
 	x.used |= 1 << w
 	return w
 }
@@ -328,8 +331,9 @@ func (s *streams) table(t event.Type) *streamTable[model.Open] {
 
 // find returns the stream remembered for message id, or nil.
 func (t *streamTable[V]) find(id string) *streamAt[V] {
-	set := &t[hashID(id)%streamSets]
-	if w := set.index.find(id); w >= 0 {
+	h := hashID(id)
+	set := &t[h%streamSets]
+	if w := set.index.find(id, h); w >= 0 {
 		return &set.ways[w]
 	}
 	return nil
@@ -337,8 +341,9 @@ func (t *streamTable[V]) find(id string) *streamAt[V] {
 
 // forget drops the stream remembered for id, if any.
 func (t *streamTable[V]) forget(id string) {
-	set := &t[hashID(id)%streamSets]
-	if w := set.index.find(id); w >= 0 {
+	h := hashID(id)
+	set := &t[h%streamSets]
+	if w := set.index.find(id, h); w >= 0 {
 		set.index.drop(w)
 		set.ways[w] = streamAt[V]{}
 	}
@@ -346,14 +351,16 @@ func (t *streamTable[V]) forget(id string) {
 
 // claim returns the way to remember a stream for the stored id in.
 func (t *streamTable[V]) claim(id string) *streamAt[V] {
-	set := &t[hashID(id)%streamSets]
-	return &set.ways[set.index.claim(id)]
+	h := hashID(id)
+	set := &t[h%streamSets]
+	return &set.ways[set.index.claim(id, h)]
 }
 
 // findArgs returns the stream remembered for tool call id, or nil.
 func (s *streams) findArgs(id string) *argStream {
-	set := &s.args[hashID(id)%streamSets]
-	if w := set.index.find(id); w >= 0 {
+	h := hashID(id)
+	set := &s.args[h%streamSets]
+	if w := set.index.find(id, h); w >= 0 {
 		return &set.ways[w]
 	}
 	return nil
@@ -361,8 +368,9 @@ func (s *streams) findArgs(id string) *argStream {
 
 // forgetArgs drops the stream remembered for tool call id, if any.
 func (s *streams) forgetArgs(id string) {
-	set := &s.args[hashID(id)%streamSets]
-	if w := set.index.find(id); w >= 0 {
+	h := hashID(id)
+	set := &s.args[h%streamSets]
+	if w := set.index.find(id, h); w >= 0 {
 		set.index.drop(w)
 		set.ways[w] = argStream{}
 	}
@@ -371,8 +379,9 @@ func (s *streams) forgetArgs(id string) {
 // claimArgs returns the way to remember a stream for the stored tool call
 // id in.
 func (s *streams) claimArgs(id string) *argStream {
-	set := &s.args[hashID(id)%streamSets]
-	return &set.ways[set.index.claim(id)]
+	h := hashID(id)
+	set := &s.args[h%streamSets]
+	return &set.ways[set.index.claim(id, h)]
 }
 
 // lookupSlot picks the slot of k.

@@ -15,18 +15,27 @@ import (
 // goes round the ways.
 func TestWayIndex(t *testing.T) {
 	var x wayIndex
-	assert.Equal(t, -1, x.find(""), "an empty set holds nothing, not even the empty id")
+	assert.Equal(t, -1, x.find("", hashID("")), "an empty set holds nothing, not even the empty id")
 	for i, id := range []string{"a", "b", "c", "d"} {
-		require.Equal(t, i, x.claim(id))
+		require.Equal(t, i, x.claim(id, hashID(id)))
 	}
-	assert.Equal(t, 2, x.claim("c"), "claiming a held id gives its way")
-	assert.Equal(t, 0, x.claim("e"), "a full set evicts way 0 first")
-	assert.Equal(t, -1, x.find("a"))
-	assert.Equal(t, 1, x.claim("f"), "then way 1")
+	assert.Equal(t, 2, x.claim("c", hashID("c")), "claiming a held id gives its way")
+	assert.Equal(t, 0, x.claim("e", hashID("e")), "a full set evicts way 0 first")
+	assert.Equal(t, -1, x.find("a", hashID("a")))
+	assert.Equal(t, 1, x.claim("f", hashID("f")), "then way 1")
 	x.drop(2)
-	assert.Equal(t, -1, x.find("c"))
-	assert.Equal(t, 2, x.claim("g"), "a dropped way is free again")
-	assert.Equal(t, 3, x.find("d"))
+	assert.Equal(t, -1, x.find("c", hashID("c")))
+	assert.Equal(t, 2, x.claim("g", hashID("g")), "a dropped way is free again")
+	assert.Equal(t, 3, x.find("d", hashID("d")))
+
+	// Ids whose hashes agree are told apart by the ids themselves.
+	a, b := "run-a/12345678", "run-b/12345678"
+	require.Equal(t, hashID(a), hashID(b), "hashID reads the last eight bytes and the length")
+	var y wayIndex
+	wa, wb := y.claim(a, hashID(a)), y.claim(b, hashID(b))
+	assert.NotEqual(t, wa, wb)
+	assert.Equal(t, wa, y.find(a, hashID(a)))
+	assert.Equal(t, wb, y.find(b, hashID(b)))
 }
 
 // TestStreamTableKeepsCollidingStreams: as many streams as a set has ways,
