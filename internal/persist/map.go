@@ -32,8 +32,14 @@ const (
 // 32: to its entries and to deeper nodes), so an update copies a few hundred
 // bytes whatever the size of V, plus one new entry. Iteration order is
 // unspecified but deterministic for a given Map value within a process.
+//
+// The trie itself does not depend on V: its nodes point to the entries' key
+// parts, and only making an entry and reading its value know V. So one copy
+// of the trie's code serves every Map type of a program — a fold touching
+// several maps runs the same instructions for each instead of a copy per
+// value type, which matters to the instruction cache.
 type Map[V any] struct {
-	root *mapNode[V]
+	root *mapNode
 	n    int
 }
 
@@ -45,19 +51,38 @@ type Map[V any] struct {
 // least two entries or one deeper node (a lone entry moves up into its
 // parent). Nodes, and the arrays they point to, are never written after
 // they are reachable from a Map.
-type mapNode[V any] struct {
+type mapNode struct {
 	datamap uint32
 	nodemap uint32
-	entries []*mapEntry[V]
-	kids    []*mapNode[V]
+	entries []*entryKey
+	kids    []*mapNode
+}
+
+// entryKey is the part of an entry the trie reads: its key and the key's
+// hash. Every entryKey of a Map[V] is the first field of a mapEntry[V], and
+// entryOf goes back from one to the other.
+type entryKey struct {
+	hash uint64
+	key  string
 }
 
 // mapEntry is one key and its value. Entries are never written after they
 // are reachable from a Map; nodes share them.
 type mapEntry[V any] struct {
-	hash uint64
-	key  string
-	val  V
+	entryKey
+	val V
+}
+
+// newEntry returns the key part of a new entry holding k, whose hash is h,
+// and v.
+func newEntry[V any](h uint64, k string, v V) *entryKey {
+	return &(&mapEntry[V]{entryKey: entryKey{hash: h, key: k}, val: v}).entryKey
+}
+
+// entryOf returns the entry whose key part is e, an entry of a Map[V].
+func entryOf[V any](e *entryKey) *mapEntry[V] {
+	// e points to the first field of a mapEntry[V]: the entry itself.
+	return (*mapEntry[V])(unsafe.Pointer(e))
 }
 
 // Len returns the number of entries in m.
@@ -69,16 +94,16 @@ func (m Map[V]) Get(k string) (V, bool) { return m.get(hashString(k), k) }
 
 // get is Get for a key whose hash is h.
 func (m Map[V]) get(h uint64, k string) (V, bool) {
-	if e := m.find(h, k); e != nil {
-		return e.val, true
+	if e := m.root.find(h, k); e != nil {
+		return entryOf[V](e).val, true
 	}
 	var zero V
 	return zero, false
 }
 
-// find returns the entry of k, whose hash is h, or nil.
-func (m Map[V]) find(h uint64, k string) *mapEntry[V] {
-	node := m.root
+// find returns the entry of k, whose hash is h, below node (nil: an empty
+// map), or nil.
+func (node *mapNode) find(h uint64, k string) *entryKey {
 	for shift := uint(0); node != nil; shift += mapBits {
 		if shift >= mapMaxShift {
 			for _, e := range node.entries {
@@ -106,8 +131,8 @@ func (m Map[V]) find(h uint64, k string) *mapEntry[V] {
 // Lookup is Get that also returns the key as m stores it (equal to k), so
 // that a caller may keep it without copying k.
 func (m Map[V]) Lookup(k string) (key string, v V, ok bool) {
-	if e := m.find(hashString(k), k); e != nil {
-		return e.key, e.val, true
+	if e := m.root.find(hashString(k), k); e != nil {
+		return e.key, entryOf[V](e).val, true
 	}
 	return "", v, false
 }
@@ -124,7 +149,7 @@ type Ref struct{ p unsafe.Pointer }
 
 // Ref returns the Ref of m's entry for k (zero when m has none).
 func (m Map[V]) Ref(k string) Ref {
-	if e := m.find(hashString(k), k); e != nil {
+	if e := m.root.find(hashString(k), k); e != nil {
 		return Ref{unsafe.Pointer(e)}
 	}
 	return Ref{}
@@ -144,9 +169,9 @@ func (m Map[V]) Set(k string, v V) Map[V] { return m.set(hashString(k), k, v) }
 
 // set is Set for a key whose hash is h.
 func (m Map[V]) set(h uint64, k string, v V) Map[V] {
-	e := &mapEntry[V]{hash: h, key: k, val: v}
+	e := newEntry(h, k, v)
 	if m.root == nil {
-		return Map[V]{root: &mapNode[V]{datamap: 1 << (h & mapMask), entries: []*mapEntry[V]{e}}, n: 1}
+		return Map[V]{root: &mapNode{datamap: 1 << (h & mapMask), entries: []*entryKey{e}}, n: 1}
 	}
 	root, added := mapSet(m.root, 0, e)
 	if added {
@@ -156,14 +181,14 @@ func (m Map[V]) set(h uint64, k string, v V) Map[V] {
 }
 
 // mapSet returns a copy of node with e stored, and whether its key was new.
-func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], bool) {
+func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 	if shift >= mapMaxShift {
 		for i := range node.entries {
 			if node.entries[i].key == e.key {
 				return node.withEntry(i, e), false
 			}
 		}
-		c := &mapNode[V]{entries: make([]*mapEntry[V], len(node.entries)+1)}
+		c := &mapNode{entries: make([]*entryKey, len(node.entries)+1)}
 		copy(c.entries, node.entries)
 		c.entries[len(node.entries)] = e
 		return c, true
@@ -184,8 +209,8 @@ func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], b
 		return node.withKid(i, kid), added
 	default:
 		i := index(node.datamap, bit)
-		c := &mapNode[V]{datamap: node.datamap | bit, nodemap: node.nodemap, kids: node.kids,
-			entries: make([]*mapEntry[V], len(node.entries)+1)}
+		c := &mapNode{datamap: node.datamap | bit, nodemap: node.nodemap, kids: node.kids,
+			entries: make([]*entryKey, len(node.entries)+1)}
 		copy(c.entries, node.entries[:i])
 		c.entries[i] = e
 		copy(c.entries[i+1:], node.entries[i:])
@@ -195,55 +220,55 @@ func mapSet[V any](node *mapNode[V], shift uint, e *mapEntry[V]) (*mapNode[V], b
 
 // mergeEntries returns a node at the given shift holding the two entries a
 // and b, whose keys differ and whose hashes agree below shift.
-func mergeEntries[V any](shift uint, a, b *mapEntry[V]) *mapNode[V] {
+func mergeEntries(shift uint, a, b *entryKey) *mapNode {
 	if shift >= mapMaxShift {
-		return &mapNode[V]{entries: []*mapEntry[V]{a, b}}
+		return &mapNode{entries: []*entryKey{a, b}}
 	}
 	fa, fb := (a.hash>>shift)&mapMask, (b.hash>>shift)&mapMask
 	switch {
 	case fa == fb:
-		return &mapNode[V]{nodemap: 1 << fa, kids: []*mapNode[V]{mergeEntries(shift+mapBits, a, b)}}
+		return &mapNode{nodemap: 1 << fa, kids: []*mapNode{mergeEntries(shift+mapBits, a, b)}}
 	case fa < fb:
-		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []*mapEntry[V]{a, b}}
+		return &mapNode{datamap: 1<<fa | 1<<fb, entries: []*entryKey{a, b}}
 	default:
-		return &mapNode[V]{datamap: 1<<fa | 1<<fb, entries: []*mapEntry[V]{b, a}}
+		return &mapNode{datamap: 1<<fa | 1<<fb, entries: []*entryKey{b, a}}
 	}
 }
 
 // withEntry returns a copy of n with entry i replaced by e.
-func (n *mapNode[V]) withEntry(i int, e *mapEntry[V]) *mapNode[V] {
-	entries := make([]*mapEntry[V], len(n.entries))
+func (n *mapNode) withEntry(i int, e *entryKey) *mapNode {
+	entries := make([]*entryKey, len(n.entries))
 	copy(entries, n.entries)
 	entries[i] = e
-	return &mapNode[V]{datamap: n.datamap, nodemap: n.nodemap, entries: entries, kids: n.kids}
+	return &mapNode{datamap: n.datamap, nodemap: n.nodemap, entries: entries, kids: n.kids}
 }
 
 // withKid returns a copy of n with kid i replaced by kid.
-func (n *mapNode[V]) withKid(i int, kid *mapNode[V]) *mapNode[V] {
-	kids := make([]*mapNode[V], len(n.kids))
+func (n *mapNode) withKid(i int, kid *mapNode) *mapNode {
+	kids := make([]*mapNode, len(n.kids))
 	copy(kids, n.kids)
 	kids[i] = kid
-	return &mapNode[V]{datamap: n.datamap, nodemap: n.nodemap, entries: n.entries, kids: kids}
+	return &mapNode{datamap: n.datamap, nodemap: n.nodemap, entries: n.entries, kids: kids}
 }
 
 // withoutEntry returns a copy of n without entry i (at fragment bit).
-func (n *mapNode[V]) withoutEntry(i int, bit uint32) *mapNode[V] {
-	var entries []*mapEntry[V]
+func (n *mapNode) withoutEntry(i int, bit uint32) *mapNode {
+	var entries []*entryKey
 	if len(n.entries) > 1 {
-		entries = make([]*mapEntry[V], len(n.entries)-1)
+		entries = make([]*entryKey, len(n.entries)-1)
 		copy(entries, n.entries[:i])
 		copy(entries[i:], n.entries[i+1:])
 	}
-	return &mapNode[V]{datamap: n.datamap &^ bit, nodemap: n.nodemap, entries: entries, kids: n.kids}
+	return &mapNode{datamap: n.datamap &^ bit, nodemap: n.nodemap, entries: entries, kids: n.kids}
 }
 
 // entryToKid returns a copy of n where the entry i at fragment bit is
 // replaced by the deeper node kid.
-func (n *mapNode[V]) entryToKid(i int, bit uint32, kid *mapNode[V]) *mapNode[V] {
+func (n *mapNode) entryToKid(i int, bit uint32, kid *mapNode) *mapNode {
 	c := n.withoutEntry(i, bit)
 	j := index(n.nodemap, bit)
 	c.nodemap |= bit
-	c.kids = make([]*mapNode[V], len(n.kids)+1)
+	c.kids = make([]*mapNode, len(n.kids)+1)
 	copy(c.kids, n.kids[:j])
 	c.kids[j] = kid
 	copy(c.kids[j+1:], n.kids[j:])
@@ -252,15 +277,15 @@ func (n *mapNode[V]) entryToKid(i int, bit uint32, kid *mapNode[V]) *mapNode[V] 
 
 // kidToEntry returns a copy of n where the deeper node i at fragment bit is
 // replaced by the entry e (the last entry left below it).
-func (n *mapNode[V]) kidToEntry(i int, bit uint32, e *mapEntry[V]) *mapNode[V] {
-	c := &mapNode[V]{datamap: n.datamap | bit, nodemap: n.nodemap &^ bit}
+func (n *mapNode) kidToEntry(i int, bit uint32, e *entryKey) *mapNode {
+	c := &mapNode{datamap: n.datamap | bit, nodemap: n.nodemap &^ bit}
 	if len(n.kids) > 1 {
-		c.kids = make([]*mapNode[V], len(n.kids)-1)
+		c.kids = make([]*mapNode, len(n.kids)-1)
 		copy(c.kids, n.kids[:i])
 		copy(c.kids[i:], n.kids[i+1:])
 	}
 	j := index(n.datamap, bit)
-	c.entries = make([]*mapEntry[V], len(n.entries)+1)
+	c.entries = make([]*entryKey, len(n.entries)+1)
 	copy(c.entries, n.entries[:j])
 	c.entries[j] = e
 	copy(c.entries[j+1:], n.entries[j:])
@@ -269,7 +294,7 @@ func (n *mapNode[V]) kidToEntry(i int, bit uint32, e *mapEntry[V]) *mapNode[V] {
 
 // lone reports whether n holds exactly one entry and nothing else, so that
 // its parent can hold the entry instead.
-func (n *mapNode[V]) lone() bool { return len(n.entries) == 1 && len(n.kids) == 0 }
+func (n *mapNode) lone() bool { return len(n.entries) == 1 && len(n.kids) == 0 }
 
 // Delete returns a map equal to m without an entry for k. It returns m
 // itself when m has no entry for k.
@@ -293,7 +318,7 @@ func (m Map[V]) delete(h uint64, k string) Map[V] {
 // mapDelete returns a copy of node without k, and whether k was there; it
 // returns node itself when k was not. The copy may be empty (only for the
 // root) or lone (only below it: its parent takes the entry up).
-func mapDelete[V any](node *mapNode[V], shift uint, h uint64, k string) (*mapNode[V], bool) {
+func mapDelete(node *mapNode, shift uint, h uint64, k string) (*mapNode, bool) {
 	if shift >= mapMaxShift {
 		for i := range node.entries {
 			if node.entries[i].key == k {
@@ -329,7 +354,7 @@ func mapDelete[V any](node *mapNode[V], shift uint, h uint64, k string) (*mapNod
 func (m Map[V]) All() iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
 		if m.root != nil {
-			m.root.each(yield)
+			m.root.each(func(e *entryKey) bool { return yield(e.key, entryOf[V](e).val) })
 		}
 	}
 }
@@ -347,9 +372,9 @@ func (m Map[V]) Keys() iter.Seq[string] {
 
 // each yields the entries of n and then those below it, until yield returns
 // false; it reports whether yield never did.
-func (n *mapNode[V]) each(yield func(string, V) bool) bool {
+func (n *mapNode) each(yield func(*entryKey) bool) bool {
 	for _, e := range n.entries {
-		if !yield(e.key, e.val) {
+		if !yield(e) {
 			return false
 		}
 	}
