@@ -23,7 +23,12 @@
 // arguments and result, or its error. An expanded pane shows all of it in
 // order: steps, messages, reasoning, tool calls with their arguments,
 // results and the subagents they spawned, activity, the error or the
-// interrupts a suspended invocation waits for.
+// interrupts a suspended invocation waits for. A message still streaming
+// ends with a cursor (▍); a text or reasoning message cut off while it
+// streamed (its run errored, its transport broke or its stream was
+// cancelled) is marked ⊘ cut off, after its text in the one-line summary and
+// under it in the expanded pane, as an abandoned tool call is marked ⊘
+// abandoned.
 //
 // The s key shows the run-scoped state as a JSON tree whose objects and
 // arrays fold and unfold; the d key lists the diagnostics.

@@ -438,7 +438,7 @@ func (m *Model) panesBody(w, bodyH int) []string {
 		}
 		c, ok := m.cache[p.key]
 		if !ok || c.inv != p.inv || c.look != look {
-			c = cachedPane{inv: p.inv, look: look, lines: renderPane(p.inv, look, m.now, m.nameOf)}
+			c = cachedPane{inv: p.inv, look: look, lines: renderPane(p.inv, look, m.now, m.nameOf, m.msgStatus)}
 		}
 		cache[p.key] = c
 		m.tops[i] = len(all)
@@ -464,6 +464,13 @@ func (m *Model) panesBody(w, bodyH int) []string {
 	}
 	m.offset = max(0, min(m.offset, len(all)-bodyH))
 	return all[m.offset:min(len(all), m.offset+bodyH)]
+}
+
+// msgStatus is the status of the message id in the current view: open,
+// closed or abandoned ("" when there is no such message).
+func (m *Model) msgStatus(id string) view.EntityStatus {
+	s, _ := m.v.MessageStatus(id)
+	return s
 }
 
 func (m *Model) nameOf(id string) string {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -294,6 +296,79 @@ func TestStreamingText(t *testing.T) {
 	s := screen(m)
 	assert.Contains(t, s, "First words. lorem ipsum", "expanded: the text wrapped")
 	assert.Contains(t, s, "more line", "expanded: a long message is cut, and says so")
+}
+
+// TestCutOffMessages checks that a text or reasoning message abandoned while
+// it streamed (RUN_ERROR, a broken transport) is marked "⊘ cut off" in the
+// one-line summary and under its text in the timeline, and that a message
+// that ended normally carries no marker.
+func TestCutOffMessages(t *testing.T) {
+	t.Parallel()
+	by := event.By("w")
+	text := []event.Event{
+		&event.RunStarted{ThreadID: "th", RunID: "r1"},
+		&event.SubagentStarted{ID: "w", Name: "writer"},
+		&event.TextMessageStart{Attribution: by, MessageID: "m1"},
+		&event.TextMessageContent{Attribution: by, MessageID: "m1", Delta: "First words."},
+	}
+	reasoning := []event.Event{
+		&event.RunStarted{ThreadID: "th", RunID: "r1"},
+		&event.SubagentStarted{ID: "w", Name: "writer"},
+		&event.ReasoningStart{Attribution: by, MessageID: "rs1"},
+		&event.ReasoningMessageStart{Attribution: by, MessageID: "rm1", Role: event.RoleReasoning},
+		&event.ReasoningMessageContent{Attribution: by, MessageID: "rm1", Delta: "Weighing sources."},
+	}
+	runError := &event.RunError{Message: "agent crashed"}
+	ended := fold(t, false, append(text,
+		&event.TextMessageEnd{Attribution: by, MessageID: "m1"},
+		&event.SubagentFinished{ID: "w"},
+		&event.RunFinished{ThreadID: "th", RunID: "r1"})...)
+
+	cases := []struct {
+		name    string
+		v       *view.View
+		id      string // the message
+		summary string // the collapsed pane's line
+		line    string // the message's first line in the timeline
+		indent  int    // the width of the message's prefix
+		cut     bool
+	}{
+		{"text cut by RUN_ERROR", fold(t, false, append(text, runError)...), "m1",
+			"› First words. ⊘ cut off", "› First words.", 2, true},
+		{"reasoning cut by RUN_ERROR", fold(t, false, append(reasoning, runError)...), "rm1",
+			"thinking › Weighing sources. ⊘ cut off", "thinking › Weighing sources.", 11, true},
+		{"empty text cut by RUN_ERROR", fold(t, false, append(text[:3:3], runError)...), "m1",
+			"› ⊘ cut off", "› ", 2, true},
+		{"text cut by a broken transport", reducer.End(fold(t, false, text...), errors.New("connection reset")), "m1",
+			"› First words. ⊘ cut off", "› First words.", 2, true},
+		{"text ended normally", ended, "m1", "› First words.", "› First words.", 2, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			status, ok := tc.v.MessageStatus(tc.id)
+			require.True(t, ok, "the message is in the view")
+			require.Equal(t, tc.cut, status == view.EntityAbandoned, "the view's status is %s", status)
+
+			m := model(t, 80, 20, tc.v)
+			s := screen(m)
+			assert.Contains(t, s, tc.summary, "collapsed: the latest message")
+			if !tc.cut {
+				assert.NotContains(t, s, cutOff, "collapsed: no marker on a message that ended")
+			}
+
+			keys(m, "down", "enter")
+			lines := strings.Split(screen(m), "\n")
+			i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "┃ "+tc.line) })
+			require.GreaterOrEqual(t, i, 0, "expanded: the message's text is in the timeline:\n%s", screen(m))
+			require.Less(t, i+1, len(lines))
+			if tc.cut {
+				assert.Contains(t, lines[i+1], "┃ "+spaces(tc.indent)+cutOff+" ", "expanded: the marker under the text, aligned with it")
+			} else {
+				assert.NotContains(t, screen(m), cutOff, "expanded: no marker on a message that ended")
+			}
+		})
+	}
 }
 
 // TestToolCalls checks that tool calls show their arguments and results,

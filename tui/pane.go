@@ -85,8 +85,11 @@ const (
 // the expand marker, status icon, name, id and status word, and whose body
 // shows the invocation's latest activity (collapsed) or its steps, messages,
 // reasoning, tool calls with arguments and results, activity and outcome
-// (expanded). name resolves invocation ids to names for spawned subagents.
-func renderPane(inv *view.Invocation, look paneLook, t time.Time, name func(id string) string) []string {
+// (expanded). name resolves invocation ids to names for spawned subagents;
+// status tells a message's status (view.View.MessageStatus), which lives
+// with the message in its invocation, so a pane cached by invocation stays
+// true.
+func renderPane(inv *view.Invocation, look paneLook, t time.Time, name func(id string) string, status func(id string) view.EntityStatus) []string {
 	w := look.width
 	inner := max(w-4, 2)
 	b := invBadge(inv.Status(), t)
@@ -111,9 +114,9 @@ func renderPane(inv *view.Invocation, look paneLook, t time.Time, name func(id s
 
 	var body [][]styled
 	if look.expanded {
-		body = expandedBody(inv, inner, t, name)
+		body = expandedBody(inv, inner, t, name, status)
 	} else {
-		body = collapsedBody(inv, inner, t)
+		body = collapsedBody(inv, inner, t, status)
 	}
 	border := stBorder
 	edges := roundEdges
@@ -170,15 +173,15 @@ func box(w int, e edges, border style, title, right []styled, body [][]styled) [
 
 // collapsedBody is two lines: what the invocation is (its description, or
 // counts for one without) and the latest thing it did.
-func collapsedBody(inv *view.Invocation, w int, t time.Time) [][]styled {
+func collapsedBody(inv *view.Invocation, w int, t time.Time, status func(string) view.EntityStatus) [][]styled {
 	first := oneLine(inv.Description())
 	if first == "" {
 		first = counts(inv)
 	}
 	if first == "" {
-		return [][]styled{latest(inv, w, t)}
+		return [][]styled{latest(inv, w, t, status)}
 	}
-	return [][]styled{{with(stFaint, first)}, latest(inv, w, t)}
+	return [][]styled{{with(stFaint, first)}, latest(inv, w, t, status)}
 }
 
 // counts summarises an invocation's contents, "" when it has none.
@@ -211,19 +214,20 @@ func plural(n int, what string) string {
 
 // latest is one line: an errored invocation's error, else the last thing in
 // its timeline: the end of a message still streaming (so the text moves as
-// it arrives), the start of a finished one, or a tool call and its result.
-func latest(inv *view.Invocation, w int, t time.Time) []styled {
+// it arrives), the start of a finished one (marked when it was cut off), or
+// a tool call and its result.
+func latest(inv *view.Invocation, w int, t time.Time, status func(string) view.EntityStatus) []styled {
 	if e := inv.Error(); e != nil {
 		return []styled{with(stError, "✗ "+errorText(e))}
 	}
-	open := openSet(inv)
+	unclosed := unclosedSet(inv, status)
 	var last *event.Message
 	for m := range inv.Messages() {
 		switch m.Role {
 		case event.RoleTool:
 			continue // shown with its call
 		case event.RoleAssistant:
-			if len(m.ToolCalls) == 0 && contentText(m.Content) == "" && !open[m.ID] {
+			if len(m.ToolCalls) == 0 && contentText(m.Content) == "" && unclosed[m.ID] == "" {
 				continue
 			}
 		}
@@ -247,13 +251,25 @@ func latest(inv *view.Invocation, w int, t time.Time) []styled {
 	prefix, st := rolePrefix(last)
 	text := oneLine(messageText(last))
 	room := w - width(prefix)
-	if open[last.ID] {
+	switch unclosed[last.ID] {
+	case view.EntityOpen:
 		text = tail(text+"▍", room)
-	} else {
+	case view.EntityAbandoned:
+		mark := cutOff
+		if text != "" {
+			mark = " " + cutOff
+		}
+		text = truncate(text, room-width(mark))
+		return []styled{with(stFaint, prefix), with(st, text), with(stError, mark)}
+	default:
 		text = truncate(text, room)
 	}
 	return []styled{with(stFaint, prefix), with(st, text)}
 }
+
+// cutOff marks a text or reasoning message abandoned while it streamed: its
+// run errored, its transport broke or its stream was cancelled (G11).
+const cutOff = "⊘ cut off"
 
 // toolSummary is one line for a tool call: name, arguments, and its result
 // or what it waits for.
@@ -307,14 +323,21 @@ func messageText(m *event.Message) string {
 	return s
 }
 
-func openSet(inv *view.Invocation) map[string]bool {
-	ids := inv.OpenMessageIDs()
-	if len(ids) == 0 {
-		return nil
-	}
-	out := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		out[id] = true
+// unclosedSet maps the ids of inv's messages that are still open or were
+// abandoned to that status, as status tells it; closed messages are absent.
+// Only text and reasoning messages stream, so only they are looked up.
+func unclosedSet(inv *view.Invocation, status func(string) view.EntityStatus) map[string]view.EntityStatus {
+	var out map[string]view.EntityStatus
+	for m := range inv.Messages() {
+		if m.Role == event.RoleTool || m.Role == event.RoleActivity {
+			continue
+		}
+		if s := status(m.ID); s == view.EntityOpen || s == view.EntityAbandoned {
+			if out == nil {
+				out = make(map[string]view.EntityStatus)
+			}
+			out[m.ID] = s
+		}
 	}
 	return out
 }
@@ -328,13 +351,14 @@ func errorText(e *view.Error) string {
 }
 
 // expandedBody shows everything about the invocation, in order.
-func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) string) [][]styled {
+func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) string, status func(string) view.EntityStatus) [][]styled {
 	var body [][]styled
 	add := func(runs ...styled) { body = append(body, runs) }
 	// block adds text wrapped under a prefix (later lines hang under the
 	// text), at most limit lines of it: the last ones while it streams, the
-	// first ones once it is complete.
-	block := func(prefix string, pst style, text string, st style, limit int, streaming bool) {
+	// first ones once it is complete. It returns the indent of the text, for
+	// lines that go under it.
+	block := func(prefix string, pst style, text string, st style, limit int, streaming bool) int {
 		if streaming {
 			text += "▍"
 		}
@@ -367,6 +391,7 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) st
 		if more != "" {
 			add(with(stFaint, spaces(pw)+more))
 		}
+		return pw
 	}
 
 	if d := inv.Description(); d != "" {
@@ -407,15 +432,18 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) st
 		calls[c.MessageID] = append(calls[c.MessageID], c)
 		answered[c.ID] = true
 	}
-	open := openSet(inv)
+	unclosed := unclosedSet(inv, status)
 	for m := range inv.Messages() {
 		if m.Role == event.RoleTool && m.ToolCallID != nil && answered[*m.ToolCallID] {
 			continue // shown under its call
 		}
 		text := messageText(&m)
-		if text != "" || open[m.ID] {
+		if ms := unclosed[m.ID]; text != "" || ms != "" {
 			prefix, st := rolePrefix(&m)
-			block(prefix, stFaint, text, st, maxTextLines, open[m.ID])
+			indent := block(prefix, stFaint, text, st, maxTextLines, ms == view.EntityOpen)
+			if ms == view.EntityAbandoned {
+				add(with(stError, spaces(indent)+cutOff))
+			}
 		}
 		for _, c := range calls[m.ID] {
 			args := compactJSON([]byte(c.Arguments))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/png"
 	"os"
 	"os/exec"
@@ -206,6 +207,62 @@ func TestBrowser(t *testing.T) {
 	require.Len(t, inputs, 2, "the form started a second run")
 	require.Len(t, inputs[1].Messages, 1)
 	assert.JSONEq(t, `"And trams?"`, string(inputs[1].Messages[0].Content))
+}
+
+// domMessage is a text or reasoning item as the page shows it.
+type domMessage struct {
+	Pane   string `json:"pane"`   // the key of the pane showing it
+	ID     string `json:"id"`     // the message id
+	Status string `json:"status"` // data-status
+	Badge  string `json:"badge"`  // the text of its badge, "" for none
+}
+
+const messagesJS = `[...document.querySelectorAll('.items > .msg, .items > .reasoning')].map(m => {
+	const b = m.querySelector('.badge');
+	return {
+		pane: m.closest('.pane').dataset.key,
+		id: m.dataset.id,
+		status: m.dataset.status || '',
+		badge: b ? b.textContent : '',
+	};
+})`
+
+// TestBrowserCutOff plays a run that RUN_ERROR ends while a text and a
+// reasoning message stream, and checks that the page badges both "cut off"
+// and leaves the message that ended normally without a badge.
+func TestBrowserCutOff(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	frames := make([]json.RawMessage, len(cutStream))
+	for i, l := range cutStream {
+		frames[i] = json.RawMessage(l)
+	}
+	e := newEnv(t, agenttest.Frames(frames...), nil, nil)
+	info := e.start(t, `{"message":"Go"}`)
+	_, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+info.Page),
+		chromedp.WaitVisible(`body[data-active="false"] .pane[data-key="sub:sa1"][data-status="abandoned"]`),
+	), "the page shows the run's end")
+	got, err := chromedp.Run(tab, chromedp.Evaluate[[]domMessage](messagesJS))
+	require.NoError(t, err)
+	byID := map[string]domMessage{}
+	for _, m := range got {
+		byID[m.ID] = m
+	}
+	cases := []struct {
+		id   string
+		want domMessage
+	}{
+		{"m1", domMessage{Pane: RootKey, ID: "m1", Status: "closed"}},
+		{"m2", domMessage{Pane: RootKey, ID: "m2", Status: "abandoned", Badge: "cut off"}},
+		{"think1", domMessage{Pane: "sub:sa1", ID: "think1", Status: "abandoned", Badge: "cut off"}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, byID[c.id], "message %s as the page shows it: %+v", c.id, got)
+	}
 }
 
 // checkScreenshot checks that shot is a PNG of the page, writes it to

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/view"
@@ -91,14 +90,18 @@ type PaneItem struct {
 	Role event.Role `json:"role,omitempty"`
 	// Text is a text or reasoning message's text so far.
 	Text string `json:"text,omitempty"`
-	// Open is true while a text or reasoning message is still streaming.
+	// Open is true while a text or reasoning message is still streaming:
+	// the same as Status == open, kept for clients that read it.
 	Open bool `json:"open,omitempty"`
 	// Name is a tool call's tool name.
 	Name string `json:"name,omitempty"`
 	// Args is a tool call's JSON arguments as streamed so far.
 	Args string `json:"args,omitempty"`
-	// Status is a tool call's status: open while its arguments stream,
-	// then closed, or abandoned.
+	// Status is a text or reasoning message's status: open while it
+	// streams, then closed, or abandoned when it was cut off (its run
+	// errored, its transport broke or its stream was cancelled, PROTOCOL.md
+	// G11). For a tool call: open while its arguments stream, then closed,
+	// or abandoned. Absent for result and activity items.
 	Status view.EntityStatus `json:"status,omitempty"`
 	// Result is a tool call's result content (a JSON string or an array of
 	// content parts), or a result item's; absent while unanswered.
@@ -158,7 +161,6 @@ func PaneOf(inv *view.Invocation, v *view.View) Pane {
 	for _, s := range inv.Steps() {
 		p.Steps = append(p.Steps, PaneStep{Name: s.Name, Status: s.Status})
 	}
-	open := inv.OpenMessageIDs()
 	calls := map[string]view.ToolCall{}
 	for _, c := range inv.ToolCalls() {
 		calls[c.ID] = c
@@ -184,10 +186,12 @@ func PaneOf(inv *view.Invocation, v *view.View) Pane {
 			}
 			p.Items = append(p.Items, it)
 		case event.RoleReasoning:
-			p.Items = append(p.Items, PaneItem{Kind: ItemReasoning, ID: m.ID, Text: ContentText(m.Content), Open: slices.Contains(open, m.ID)})
+			st := messageStatus(v, m.ID)
+			p.Items = append(p.Items, PaneItem{Kind: ItemReasoning, ID: m.ID, Text: ContentText(m.Content), Open: st == view.EntityOpen, Status: st})
 		default:
-			if len(m.Content) > 0 || slices.Contains(open, m.ID) || len(m.ToolCalls) == 0 {
-				p.Items = append(p.Items, PaneItem{Kind: ItemText, ID: m.ID, Role: m.Role, Text: ContentText(m.Content), Open: slices.Contains(open, m.ID)})
+			st := messageStatus(v, m.ID)
+			if len(m.Content) > 0 || st != view.EntityClosed || len(m.ToolCalls) == 0 {
+				p.Items = append(p.Items, PaneItem{Kind: ItemText, ID: m.ID, Role: m.Role, Text: ContentText(m.Content), Open: st == view.EntityOpen, Status: st})
 			}
 			for _, tc := range m.ToolCalls {
 				c, ok := calls[tc.ID]
@@ -203,6 +207,15 @@ func PaneOf(inv *view.Invocation, v *view.View) Pane {
 		}
 	}
 	return p
+}
+
+// messageStatus returns the status of v's message id: open, closed or
+// abandoned (closed should v not hold it).
+func messageStatus(v *view.View, id string) view.EntityStatus {
+	if st, ok := v.MessageStatus(id); ok {
+		return st
+	}
+	return view.EntityClosed
 }
 
 // ContentText returns a message content as display text: a JSON string's

@@ -57,38 +57,59 @@ var paneStream = []string{
 	`{"type":"SUBAGENT_ERROR","subagentRunId":"sa3","message":"no seats","code":"full"}`,
 }
 
+// cutStream ends the run with RUN_ERROR while the parent agent streams a
+// text message and a subagent a reasoning message, after a text message that
+// ended normally.
+var cutStream = []string{
+	`{"type":"RUN_STARTED","threadId":"th","runId":"r1"}`,
+	`{"type":"TEXT_MESSAGE_START","messageId":"m1"}`,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Done."}`,
+	`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
+	`{"type":"SUBAGENT_STARTED","subagentRunId":"sa1","name":"thinker"}`,
+	`{"type":"REASONING_MESSAGE_START","messageId":"think1","role":"reasoning","subagentRunId":"sa1"}`,
+	`{"type":"REASONING_MESSAGE_CONTENT","messageId":"think1","delta":"so","subagentRunId":"sa1"}`,
+	`{"type":"TEXT_MESSAGE_START","messageId":"m2"}`,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"Half a sen"}`,
+	`{"type":"RUN_ERROR","message":"agent crashed"}`,
+}
+
 func TestPaneOf(t *testing.T) {
 	v := fold(t, paneStream...)
+	cut := fold(t, cutStream...)
 	cases := []struct {
 		name string
+		v    *view.View
 		inv  *view.Invocation
 		want Pane
 	}{{
 		name: "root",
+		v:    v,
 		inv:  v.Root(),
 		want: Pane{
 			Key: RootKey, Root: true, Status: view.Running, Children: []string{"sub:sa1", "sub:sa3"}, Steps: []PaneStep{},
 			Items: []PaneItem{
-				{Kind: ItemText, ID: "u1", Role: "user", Text: "Plan a trip"},
+				{Kind: ItemText, ID: "u1", Role: "user", Text: "Plan a trip", Status: view.EntityClosed},
 				{Kind: ItemActivity, ID: "plan", ActivityType: "PLAN", Content: json.RawMessage(`{"tasks":[{"topic":"trains","status":"running"}]}`)},
 				{Kind: ItemTool, ID: "tc1", Name: "delegate", Args: `{"topic":"trains"}`, Status: view.EntityClosed, Subagents: []string{"sub:sa1"}},
 			},
 		},
 	}, {
 		name: "subagent with streaming text, a tool call and a nested subagent",
+		v:    v,
 		inv:  v.Invocation("sa1"),
 		want: Pane{
 			Key: "sub:sa1", ID: ptr("sa1"), Parent: ptr(RootKey), Name: "researcher", Description: "Finds trains",
 			Status: view.Running, ParentToolCallID: "tc1", Children: []string{"sub:sa2"},
 			Steps: []PaneStep{{Name: "search", Status: view.EntityOpen}},
 			Items: []PaneItem{
-				{Kind: ItemReasoning, ID: "think1", Text: "hmm"},
-				{Kind: ItemText, ID: "m1", Role: "assistant", Text: "Looking", Open: true},
+				{Kind: ItemReasoning, ID: "think1", Text: "hmm", Status: view.EntityClosed},
+				{Kind: ItemText, ID: "m1", Role: "assistant", Text: "Looking", Open: true, Status: view.EntityOpen},
 				{Kind: ItemTool, ID: "tc2", Name: "summarize", Args: `{"n":`, Status: view.EntityOpen, Result: json.RawMessage(`"short"`), Subagents: []string{"sub:sa2"}},
 			},
 		},
 	}, {
 		name: "nested subagent answering its parent's call",
+		v:    v,
 		inv:  v.Invocation("sa2"),
 		want: Pane{
 			Key: "sub:sa2", ID: ptr("sa2"), Parent: ptr("sub:sa1"), Name: "summarizer", Status: view.Finished,
@@ -97,17 +118,38 @@ func TestPaneOf(t *testing.T) {
 		},
 	}, {
 		name: "errored subagent",
+		v:    v,
 		inv:  v.Invocation("sa3"),
 		want: Pane{
 			Key: "sub:sa3", ID: ptr("sa3"), Parent: ptr(RootKey), Name: "booker", Status: view.Errored,
 			Children: []string{}, Steps: []PaneStep{}, Items: []PaneItem{},
 			Error: &ErrorReport{Message: "no seats", Code: ptr("full")},
 		},
+	}, {
+		name: "text message cut off by RUN_ERROR, after one that ended",
+		v:    cut,
+		inv:  cut.Root(),
+		want: Pane{
+			Key: RootKey, Root: true, Status: view.Errored, Children: []string{"sub:sa1"}, Steps: []PaneStep{},
+			Items: []PaneItem{
+				{Kind: ItemText, ID: "m1", Role: "assistant", Text: "Done.", Status: view.EntityClosed},
+				{Kind: ItemText, ID: "m2", Role: "assistant", Text: "Half a sen", Status: view.EntityAbandoned},
+			},
+		},
+	}, {
+		name: "reasoning message cut off by RUN_ERROR",
+		v:    cut,
+		inv:  cut.Invocation("sa1"),
+		want: Pane{
+			Key: "sub:sa1", ID: ptr("sa1"), Parent: ptr(RootKey), Name: "thinker", Status: view.Abandoned,
+			Children: []string{}, Steps: []PaneStep{},
+			Items: []PaneItem{{Kind: ItemReasoning, ID: "think1", Text: "so", Status: view.EntityAbandoned}},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.NotNil(t, c.inv)
-			got := PaneOf(c.inv, v)
+			got := PaneOf(c.inv, c.v)
 			c.want.Version = c.inv.Version()
 			assert.Equal(t, c.want, got)
 			data, err := marshal(got)
@@ -115,6 +157,7 @@ func TestPaneOf(t *testing.T) {
 			var back Pane
 			require.NoError(t, json.Unmarshal(data, &back), "a pane's JSON decodes back")
 			assert.Equal(t, c.want.Key, back.Key)
+			assert.Equal(t, c.want.Items, back.Items, "the items, statuses included, decode back")
 		})
 	}
 }

@@ -19,6 +19,16 @@
     return el("span", "badge s-" + status, status);
   }
 
+  // cutOff is the badge of a text or reasoning message abandoned while it
+  // streamed (its run errored, its stream broke or was cancelled): the
+  // abandoned style of a tool call's badge, saying what happened to the text.
+  function cutOff() {
+    const b = badge("abandoned");
+    b.textContent = "cut off";
+    b.title = "abandoned: the message never ended (its run errored, or its stream broke or was cancelled)";
+    return b;
+  }
+
   // toolState names a tool call's state: its arguments streaming, called
   // and awaiting a result, answered, or abandoned.
   function toolState(it) {
@@ -214,12 +224,17 @@
         case "text": {
           const m = el("div", "msg " + it.role + (it.open ? " open" : ""));
           m.dataset.id = it.id;
-          m.append(el("span", "role", it.role), el("div", "text", it.text));
+          if (it.status) m.dataset.status = it.status;
+          const role = el("span", "role", it.role);
+          if (it.status === "abandoned") role.append(cutOff());
+          m.append(role, el("div", "text", it.text));
           return m;
         }
         case "reasoning": {
           const r = el("div", "reasoning" + (it.open ? " open" : ""), it.text);
           r.dataset.id = it.id;
+          if (it.status) r.dataset.status = it.status;
+          if (it.status === "abandoned") r.prepend(cutOff());
           return r;
         }
         case "tool": {
