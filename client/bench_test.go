@@ -1,16 +1,10 @@
 package client_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -22,6 +16,7 @@ import (
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/benchmeter"
+	"github.com/agview/agview/internal/benchwork"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 )
@@ -38,18 +33,20 @@ import (
 // its work (encoding SSE frames and writing them) as well as the client's.
 
 // BenchmarkLiveSSE runs the swarm workload of the shared generator
-// (../shared/bench/gen; 10k events with -short, else 100k) through
-// agenttest.NewServer and client.Run, and reports events/s. Its first
-// sub-benchmark decodes and folds the same frames in memory
-// (reducer.FoldJSON), and the second reports its own rate as a fraction of
-// that one (x-decode+reduce): the live path's overhead over the fold alone.
-// It skips when the generator is absent.
+// (../shared/bench/gen, through internal/benchwork; 10k events with -short,
+// else 100k) through agenttest.NewServer and client.Run, and reports
+// events/s. Its first sub-benchmark decodes and folds the same frames in
+// memory (reducer.FoldJSON), and the second reports its own rate as a
+// fraction of that one (x-decode+reduce): the live path's overhead over the
+// fold alone. It skips when the generator is absent.
 func BenchmarkLiveSSE(b *testing.B) {
 	n := 100000
 	if testing.Short() {
 		n = 10000
 	}
-	frames := workloadFrames(b, "swarm", n)
+	stream, _ := benchwork.Stream(b, "swarm", n)
+	frames := benchwork.Frames(b, stream)
+	require.Len(b, frames, n, "frames in %s", stream)
 	var inMemory float64 // events/s of decode+reduce, for the ratio
 	b.Run(fmt.Sprintf("swarm-%d/decode+reduce", n), func(b *testing.B) {
 		m := benchmeter.Start()
@@ -190,53 +187,4 @@ func encodeAll(tb testing.TB, evs []event.Event) []json.RawMessage {
 		out[i] = f
 	}
 	return out
-}
-
-// The workloads come from the project's shared generator (../shared/bench/gen
-// beside the module), written on first use under testdata/bench/ at the
-// module root, which git ignores. The reducer's benchmarks write the same
-// streams (same flags and seed, so the same bytes) to testdata/bench/reducer;
-// a stream already there is used rather than generated again.
-
-func moduleRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
-// workloadFrames returns the frames (JSONL lines) of a generated stream.
-func workloadFrames(tb testing.TB, profile string, events int) []json.RawMessage {
-	tb.Helper()
-	gen := filepath.Join(moduleRoot(), "..", "shared", "bench", "gen")
-	if _, err := os.Stat(filepath.Join(gen, "main.go")); err != nil {
-		tb.Skipf("benchmark generator not found at %s", gen)
-	}
-	name := fmt.Sprintf("%s-%d.jsonl", profile, events)
-	bench := filepath.Join(moduleRoot(), "testdata", "bench")
-	path := filepath.Join(bench, "reducer", name)
-	if _, err := os.Stat(path); err != nil {
-		path = filepath.Join(bench, "client", name)
-		if _, err := os.Stat(path); err != nil {
-			require.NoError(tb, os.MkdirAll(filepath.Dir(path), 0o755))
-			cmd := exec.Command("go", "run", ".", "-q", "-profile", profile, "-events", fmt.Sprint(events),
-				"-seed", "1", "-o", path+".tmp")
-			cmd.Dir = gen
-			cmd.Env = append(os.Environ(), "GOFLAGS=")
-			out, err := cmd.CombinedOutput()
-			require.NoError(tb, err, "generating %s: %s", name, out)
-			require.NoError(tb, os.Rename(path+".tmp", path))
-		}
-	}
-	data, err := os.ReadFile(path)
-	require.NoError(tb, err)
-	var frames []json.RawMessage
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			frames = append(frames, bytes.Clone(sc.Bytes()))
-		}
-	}
-	require.NoError(tb, sc.Err())
-	require.Len(tb, frames, events, "frames in %s", path)
-	return frames
 }

@@ -1,22 +1,20 @@
 package patch
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/internal/benchwork"
 )
 
 // stateDoc builds a document shaped like the shared `state` workload
@@ -208,39 +206,27 @@ type stateManifest struct {
 	StateFNV uint32 `json:"stateFnv"`
 }
 
-// genStateWorkload runs ../shared/bench/gen -profile state into a temporary
-// folder and returns the snapshot, the deltas and the manifest. It skips when
-// ../shared is absent.
+// genStateWorkload returns the snapshot, the deltas and the manifest of the
+// shared `state` workload of kb KB and the given number of events (see
+// internal/benchwork, which generates it once into testdata/bench/). It skips
+// when the generator is absent.
 func genStateWorkload(tb testing.TB, kb, events int) (Document, []json.RawMessage, stateManifest) {
 	tb.Helper()
-	genDir := sharedDir(tb, "bench/gen")
-	out := tb.TempDir()
-	stream, manifest := filepath.Join(out, "state.jsonl"), filepath.Join(out, "manifest.json")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", ".", "-profile", "state",
-		"-events", fmt.Sprint(events), "-state-kb", fmt.Sprint(kb), "-seed", "1", "-q", "-o", stream, "-manifest", manifest)
-	cmd.Dir = genDir
-	msg, err := cmd.CombinedOutput()
-	require.NoError(tb, err, "bench/gen: %s", msg)
-
-	f, err := os.Open(stream)
-	require.NoError(tb, err)
-	defer f.Close()
+	stream, manifest := benchwork.Stream(tb, "state", events, "-state-kb", fmt.Sprint(kb))
 	var snap Document
 	var deltas []json.RawMessage
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
+	for i, line := range benchwork.Lines(tb, stream) {
 		var e stateEvent
-		require.NoError(tb, json.Unmarshal(sc.Bytes(), &e))
+		require.NoError(tb, json.Unmarshal(line, &e), "event %d", i+1)
 		switch e.Type {
 		case "STATE_SNAPSHOT":
+			var err error
 			snap, err = New(e.Snapshot)
 			require.NoError(tb, err)
 		case "STATE_DELTA":
 			deltas = append(deltas, e.Delta)
 		}
 	}
-	require.NoError(tb, sc.Err())
 	raw, err := os.ReadFile(manifest)
 	require.NoError(tb, err)
 	var m stateManifest

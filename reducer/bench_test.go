@@ -9,13 +9,15 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/benchmeter"
+	"github.com/agview/agview/internal/benchwork"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 )
 
-// Benchmarks over the shared workloads (see workload_test.go). Each reports
-// ns/event and allocs/event. Set AGVIEW_BENCH_1M=1 to add the 1M-event
-// streams (slow to generate and to run).
+// Benchmarks over the shared workloads (see workload_test.go and
+// internal/benchwork). Each reports ns/event and allocs/event. Set
+// AGVIEW_BENCH_1M=1 to add the 1M-event streams (slow to generate and to
+// run).
 
 func benchSizes() []int {
 	if testing.Short() {
@@ -108,11 +110,11 @@ func BenchmarkReduce(b *testing.B) {
 	for _, profile := range []string{"chat", "swarm"} {
 		for _, n := range sizes(b) {
 			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
-				evs := decodeAll(b, lines(b, mustStream(b, profile, n)))
+				evs := decodeAll(b, benchwork.Lines(b, mustStream(b, profile, n)))
 				metered(b, len(evs), func() { reduceAll(b, evs) })
 			})
 			b.Run(fmt.Sprintf("%s-%d/build", profile, n), func(b *testing.B) {
-				evs := decodeAll(b, lines(b, mustStream(b, profile, n)))
+				evs := decodeAll(b, benchwork.Lines(b, mustStream(b, profile, n)))
 				metered(b, len(evs), func() { buildAll(b, evs) })
 			})
 		}
@@ -125,7 +127,7 @@ func BenchmarkReduce(b *testing.B) {
 func BenchmarkDecodeReduce(b *testing.B) {
 	for _, profile := range []string{"chat", "swarm"} {
 		for _, n := range sizes(b) {
-			raw := func(b *testing.B) [][]byte { return lines(b, mustStream(b, profile, n)) }
+			raw := func(b *testing.B) [][]byte { return benchwork.Lines(b, mustStream(b, profile, n)) }
 			b.Run(fmt.Sprintf("%s-%d/decode", profile, n), func(b *testing.B) {
 				r := raw(b)
 				metered(b, len(r), func() { decodeLines(b, r) })
@@ -143,7 +145,7 @@ func BenchmarkDecodeReduce(b *testing.B) {
 }
 
 func mustStream(b *testing.B, profile string, n int) string {
-	s, _ := workload(b, profile, n)
+	s, _ := benchwork.Stream(b, profile, n)
 	return s
 }
 
@@ -152,8 +154,8 @@ func mustStream(b *testing.B, profile string, n int) string {
 func BenchmarkStateDelta(b *testing.B) {
 	for _, kb := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("%dKB", kb), func(b *testing.B) {
-			stream, _ := workload(b, "state", 2000, "-state-kb", fmt.Sprint(kb))
-			evs := decodeAll(b, lines(b, stream))
+			stream, _ := benchwork.Stream(b, "state", 2000, "-state-kb", fmt.Sprint(kb))
+			evs := decodeAll(b, benchwork.Lines(b, stream))
 			// Fold up to and including the snapshot, then time the deltas.
 			base := view.New()
 			first := 0
@@ -197,7 +199,7 @@ func BenchmarkStateDelta(b *testing.B) {
 func BenchmarkViewMemory(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("swarm-%d", n), func(b *testing.B) {
-			raw := lines(b, mustStream(b, "swarm", n))
+			raw := benchwork.Lines(b, mustStream(b, "swarm", n))
 			input := 0
 			for _, l := range raw {
 				input += len(l) + 1
@@ -279,7 +281,7 @@ func BenchmarkRatio(b *testing.B) {
 	for _, profile := range []string{"chat", "swarm"} {
 		for _, n := range sizes(b) {
 			b.Run(fmt.Sprintf("%s-%d", profile, n), func(b *testing.B) {
-				raw := lines(b, mustStream(b, profile, n))
+				raw := benchwork.Lines(b, mustStream(b, profile, n))
 				decode := func() { decodeLines(b, raw) }
 				reduce := func() { foldLines(b, raw) }
 				build := func() { buildLines(b, raw) }
@@ -375,7 +377,7 @@ func BenchmarkScaling(b *testing.B) {
 	raws := make([][][]byte, len(ns))
 	evs := make([][]event.Event, len(ns))
 	for i, n := range ns {
-		raws[i] = lines(b, mustStream(b, "swarm", n))
+		raws[i] = benchwork.Lines(b, mustStream(b, "swarm", n))
 		evs[i] = decodeAll(b, raws[i])
 	}
 	most := len(raws[len(raws)-1])

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/benchwork"
 	"github.com/agview/agview/internal/conformance"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
@@ -159,10 +160,10 @@ func TestFastPathsAgreeOnWorkloads(t *testing.T) {
 	}
 	for _, profile := range []string{"chat", "swarm"} {
 		t.Run(profile, func(t *testing.T) {
-			stream, manifest := workload(t, profile, 10000)
+			stream, manifest := benchwork.Stream(t, profile, 10000)
 			p := newPaths(t)
 			p.every = 499
-			for i, line := range lines(t, stream) {
+			for i, line := range benchwork.Lines(t, stream) {
 				p.line(i, line, i%997 == 0)
 			}
 			p.end()

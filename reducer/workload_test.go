@@ -1,87 +1,23 @@
 package reducer_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/benchwork"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 )
 
-// The benchmark workloads come from the project's shared generator
-// (../shared/bench/gen beside the module). They are generated on first use
-// into testdata/bench/reducer/ at the module root, which git ignores; tests and
-// benchmarks that need them skip when the generator is absent (a clone of the
-// repository alone has none).
-
-func moduleRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
-var genMu sync.Mutex
-
-// workload returns the path of a generated stream and of its manifest.
-func workload(tb testing.TB, profile string, events int, extra ...string) (stream, manifest string) {
-	tb.Helper()
-	gen := filepath.Join(moduleRoot(), "..", "shared", "bench", "gen")
-	if _, err := os.Stat(filepath.Join(gen, "main.go")); err != nil {
-		tb.Skipf("benchmark generator not found at %s", gen)
-	}
-	dir := filepath.Join(moduleRoot(), "testdata", "bench", "reducer")
-	require.NoError(tb, os.MkdirAll(dir, 0o755))
-	name := fmt.Sprintf("%s-%d", profile, events)
-	for i := 0; i+1 < len(extra); i += 2 {
-		name += fmt.Sprintf("%s%s", extra[i], extra[i+1])
-	}
-	stream = filepath.Join(dir, name+".jsonl")
-	manifest = filepath.Join(dir, name+".manifest.json")
-	genMu.Lock()
-	defer genMu.Unlock()
-	if _, err := os.Stat(manifest); err == nil {
-		return stream, manifest
-	}
-	args := append([]string{"run", ".", "-q", "-profile", profile, "-events", fmt.Sprint(events), "-seed", "1",
-		"-o", stream + ".tmp", "-manifest", manifest + ".tmp"}, extra...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = gen
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.CombinedOutput()
-	require.NoError(tb, err, "generating %s: %s", name, out)
-	require.NoError(tb, os.Rename(stream+".tmp", stream))
-	require.NoError(tb, os.Rename(manifest+".tmp", manifest))
-	return stream, manifest
-}
-
-// lines reads a JSONL file into one slice per event.
-func lines(tb testing.TB, path string) [][]byte {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(tb, err)
-	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		out = append(out, bytes.Clone(sc.Bytes()))
-	}
-	require.NoError(tb, sc.Err())
-	return out
-}
+// The benchmark workloads come from the project's shared generator through
+// internal/benchwork, which caches them under testdata/bench/ at the module
+// root (git ignores it); tests and benchmarks that need them skip when the
+// generator is absent (a clone of the repository alone has none).
 
 // decodeAll decodes every line; the workloads hold only valid events.
 func decodeAll(tb testing.TB, raw [][]byte) []event.Event {
@@ -172,9 +108,9 @@ func checkManifest(t testing.TB, v *view.View, manifest string) {
 func TestWorkloads(t *testing.T) {
 	for _, profile := range []string{"chat", "swarm"} {
 		t.Run(profile, func(t *testing.T) {
-			stream, manifest := workload(t, profile, 10000)
+			stream, manifest := benchwork.Stream(t, profile, 10000)
 			v := view.New()
-			for i, l := range lines(t, stream) {
+			for i, l := range benchwork.Lines(t, stream) {
 				var err error
 				v, err = reducer.FoldJSON(v, l)
 				require.NoError(t, err, "event %d", i)

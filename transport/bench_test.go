@@ -1,62 +1,29 @@
 package transport_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/benchwork"
 	"github.com/agview/agview/transport"
 )
 
 const benchEvents = 100_000
 
 // swarmFrames returns a swarm-like stream of benchEvents events, one wire
-// JSON frame each: the shared workload generator's output
-// (../shared/bench/gen, cached in testdata/bench/, which git ignores) when
-// that folder exists, else agenttest's demo swarm grown to the same size.
+// JSON frame each: the shared workload generator's (see internal/benchwork,
+// which caches it in testdata/bench/) when ../shared/bench/gen exists, else
+// agenttest's demo swarm grown to the same size.
 func swarmFrames(b *testing.B) ([]json.RawMessage, string) {
-	root := moduleRoot(b)
-	gen := filepath.Join(root, "..", "shared", "bench", "gen")
-	if _, err := os.Stat(gen); err != nil {
+	if _, ok := benchwork.Generator(); !ok {
 		return demoSwarm(b), "agenttest.Swarm"
 	}
-	cache := filepath.Join(root, "testdata", "bench", "swarm-100000-seed1.jsonl")
-	if _, err := os.Stat(cache); err != nil {
-		if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		tmp := cache + ".tmp" + filepath.Base(b.TempDir())
-		cmd := exec.Command("go", "run", ".", "-profile", "swarm", "-events", "100000", "-seed", "1", "-format", "jsonl", "-q", "-o", tmp)
-		cmd.Dir = gen
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("generating the workload: %v\n%s", err, out)
-		}
-		if err := os.Rename(tmp, cache); err != nil {
-			b.Fatal(err)
-		}
-	}
-	f, err := os.Open(cache)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var frames []json.RawMessage
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		frames = append(frames, bytes.Clone(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return frames, "bench/gen -profile swarm"
+	stream, _ := benchwork.Stream(b, "swarm", benchEvents)
+	return benchwork.Frames(b, stream), "bench/gen -profile swarm"
 }
 
 func demoSwarm(b *testing.B) []json.RawMessage {
