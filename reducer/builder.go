@@ -165,7 +165,7 @@ func (b *Builder) inPlace(d delta, text string) bool {
 // streamAt.target), and the node's hot message is still the message and call
 // objects the last delta made, after the last view handed out.
 func (b *Builder) streamedArgs(d delta, text string) bool {
-	s := b.sm.findArgs(d.id)
+	s := b.sm.args.find(d.id)
 	if s == nil || s.made <= b.frozen {
 		return false
 	}
@@ -193,24 +193,24 @@ func (b *Builder) streamedArgs(d delta, text string) bool {
 // hot message may be older than the last view handed out.
 func (b *Builder) rememberArgs(d delta, text string) {
 	if text == "" {
-		b.sm.forgetArgs(d.id)
+		b.sm.args.forget(d.id)
 		return
 	}
 	open := state(b.cur).C.Scope.OpenTool
 	id, o, ok := b.lk.tool.lookup(open, d.id)
 	if !ok || !o.Held {
-		b.sm.forgetArgs(d.id)
+		b.sm.args.forget(d.id)
 		return
 	}
-	s := b.sm.claimArgs(id)
-	*s = argStream{}
+	var s argStream
 	s.set(b, open, id, o.Owner, o.Loc)
 	m, pos, ok := s.node.D().HotMsg()
 	if !ok || pos != o.Loc.Pos || o.Idx >= len(m.Calls) || m.Calls[o.Idx].ID != id {
-		b.sm.forgetArgs(id)
+		b.sm.args.forget(id)
 		return
 	}
 	s.msg, s.call, s.idx, s.made = m, m.Calls[o.Idx], o.Idx, state(b.cur).Step
+	b.sm.args.put(id, s)
 }
 
 // streamed folds the text or reasoning delta d by appending its text to a
@@ -267,5 +267,7 @@ func (b *Builder) remember(d delta) {
 		tb.forget(d.id)
 		return
 	}
-	tb.claim(id).set(b, open, id, o.Owner, o.Loc)
+	var s stream
+	s.set(b, open, id, o.Owner, o.Loc)
+	tb.put(id, s)
 }

@@ -240,16 +240,14 @@ func (s *streamAt[V]) set(b *Builder, open persist.Map[V], id string, owner mode
 // streams a few dozen entities at once; with one slot per hash, two of them
 // sharing a slot would evict each other at every delta).
 type streams struct {
-	text, rsn streamTable[model.Open]
-	args      [streamSets]struct {
-		ways  [streamWays]argStream
-		index wayIndex
-	}
+	text, rsn streamTable[stream]
+	args      streamTable[argStream]
 }
 
-// A streamTable remembers the streams of one kind of message.
-type streamTable[V any] [streamSets]struct {
-	ways  [streamWays]streamAt[V]
+// A streamTable remembers the streams (S: stream or argStream) of one kind
+// of entity, by the entity's id.
+type streamTable[S any] [streamSets]struct {
+	ways  [streamWays]S
 	index wayIndex
 }
 
@@ -319,7 +317,7 @@ func (x *wayIndex) drop(w int) {
 
 // table returns the table of streams for deltas of type t (text or
 // reasoning), or nil.
-func (s *streams) table(t event.Type) *streamTable[model.Open] {
+func (s *streams) table(t event.Type) *streamTable[stream] {
 	switch t {
 	case event.TypeTextMessageContent:
 		return &s.text
@@ -329,8 +327,8 @@ func (s *streams) table(t event.Type) *streamTable[model.Open] {
 	return nil
 }
 
-// find returns the stream remembered for message id, or nil.
-func (t *streamTable[V]) find(id string) *streamAt[V] {
+// find returns the stream remembered for entity id, or nil.
+func (t *streamTable[S]) find(id string) *S {
 	h := hashID(id)
 	set := &t[h%streamSets]
 	if w := set.index.find(id, h); w >= 0 {
@@ -340,48 +338,25 @@ func (t *streamTable[V]) find(id string) *streamAt[V] {
 }
 
 // forget drops the stream remembered for id, if any.
-func (t *streamTable[V]) forget(id string) {
+func (t *streamTable[S]) forget(id string) {
 	h := hashID(id)
 	set := &t[h%streamSets]
 	if w := set.index.find(id, h); w >= 0 {
 		set.index.drop(w)
-		set.ways[w] = streamAt[V]{}
+		var zero S
+		set.ways[w] = zero
 	}
 }
 
-// claim returns the way to remember a stream for the stored id in.
-func (t *streamTable[V]) claim(id string) *streamAt[V] {
+// put remembers s as the stream for the entity id (as the view stores it:
+// never a string over the wire bytes), in the way that held id, else a free
+// one, else the next in turn, whose stream it evicts. s must be for id:
+// find, and streamAt.target after it, rely on the way's stream being the
+// one its index names.
+func (t *streamTable[S]) put(id string, s S) {
 	h := hashID(id)
 	set := &t[h%streamSets]
-	return &set.ways[set.index.claim(id, h)]
-}
-
-// findArgs returns the stream remembered for tool call id, or nil.
-func (s *streams) findArgs(id string) *argStream {
-	h := hashID(id)
-	set := &s.args[h%streamSets]
-	if w := set.index.find(id, h); w >= 0 {
-		return &set.ways[w]
-	}
-	return nil
-}
-
-// forgetArgs drops the stream remembered for tool call id, if any.
-func (s *streams) forgetArgs(id string) {
-	h := hashID(id)
-	set := &s.args[h%streamSets]
-	if w := set.index.find(id, h); w >= 0 {
-		set.index.drop(w)
-		set.ways[w] = argStream{}
-	}
-}
-
-// claimArgs returns the way to remember a stream for the stored tool call
-// id in.
-func (s *streams) claimArgs(id string) *argStream {
-	h := hashID(id)
-	set := &s.args[h%streamSets]
-	return &set.ways[set.index.claim(id, h)]
+	set.ways[set.index.claim(id, h)] = s
 }
 
 // lookupSlot picks the slot of k.

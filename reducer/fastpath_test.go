@@ -351,6 +351,60 @@ func TestBuilderArgsAfterView(t *testing.T) {
 	assert.Equal(t, `{"a":`, old.Arguments)
 }
 
+// TestBuilderReusedWireBuffer folds streams through FoldJSON from one
+// buffer that each line overwrites, as a reader that reuses its buffer does:
+// whatever a Builder remembers between events must be the view's own
+// strings, never the wire bytes. The ids of each pair have equal hashIDs
+// (the same length and last eight bytes), so a stream table keyed by a
+// string over the buffer would take one entity's delta for the other's.
+func TestBuilderReusedWireBuffer(t *testing.T) {
+	for name, lines := range map[string][]string{
+		"tool calls of one message": {
+			`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+			`{"type":"TOOL_CALL_START","toolCallId":"xa-call-00000001","toolCallName":"f","parentMessageId":"m"}`,
+			`{"type":"TOOL_CALL_START","toolCallId":"xb-call-00000001","toolCallName":"g","parentMessageId":"m"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"xa-call-00000001","delta":"{\"a\":"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"xb-call-00000001","delta":"{\"b\":"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"xa-call-00000001","delta":"1"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"xb-call-00000001","delta":"2"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"xb-call-00000001","delta":"}"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"xa-call-00000001","delta":"}"}`,
+			`{"type":"TOOL_CALL_END","toolCallId":"xa-call-00000001"}`,
+			`{"type":"TOOL_CALL_END","toolCallId":"xb-call-00000001"}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+		},
+		"text of two subagents": {
+			`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"one"}`,
+			`{"type":"SUBAGENT_STARTED","subagentRunId":"s2","name":"two"}`,
+			`{"type":"TEXT_MESSAGE_START","subagentRunId":"s1","messageId":"xa-text-00000001","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_START","subagentRunId":"s2","messageId":"xb-text-00000001","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"xa-text-00000001","delta":"one "}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"xb-text-00000001","delta":"two "}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"xa-text-00000001","delta":"three "}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"s2","messageId":"xb-text-00000001","delta":"four"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"xa-text-00000001"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"xb-text-00000001"}`,
+			`{"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}`,
+			`{"type":"SUBAGENT_FINISHED","subagentRunId":"s2"}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newPaths(t)
+			buf := make([]byte, 0, 256)
+			for i, l := range lines {
+				buf = append(buf[:0], l...)
+				// No view in between: a view handed out would end the streams.
+				p.line(i, buf, false)
+			}
+			p.end()
+		})
+	}
+}
+
 // TestBuilderNilEvent checks that a Builder refuses a nil event as Fold does.
 func TestBuilderNilEvent(t *testing.T) {
 	b := reducer.NewBuilder(view.New())

@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agview/agview/internal/model"
 )
 
 // TestWayIndex covers a set of the stream tables: ids are found in the way
@@ -42,7 +40,7 @@ func TestWayIndex(t *testing.T) {
 // all hashed into one set, are all remembered — what a table with one slot
 // per hash could not do, and why the table has ways.
 func TestStreamTableKeepsCollidingStreams(t *testing.T) {
-	var tb streamTable[model.Open]
+	var tb streamTable[stream]
 	var ids []string
 	for i := 0; len(ids) < streamWays; i++ {
 		if id := fmt.Sprintf("m%06d", i); hashID(id)%streamSets == 3 {
@@ -50,7 +48,7 @@ func TestStreamTableKeepsCollidingStreams(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		tb.claim(id).pos = i
+		tb.put(id, stream{id: id, pos: i})
 	}
 	for i, id := range ids {
 		s := tb.find(id)
