@@ -308,13 +308,17 @@ func (s *jsonlSource) next() ([]byte, int64, error) {
 			if len(s.line) == 0 {
 				return nil, 0, io.EOF
 			}
-			// The last line has no line ending.
-			l := s.line
+			// The last line has no line ending. It may hold one byte over
+			// the limit, kept for a CR that did not come.
+			l := bytes.TrimSuffix(s.line, []byte{'\r'})
 			s.line = s.line[:0]
+			if len(l) > s.max {
+				return nil, 0, &Error{Kind: KindLimit, Offset: s.lineStart, Limit: int64(s.max)}
+			}
 			if blank(l) {
 				continue
 			}
-			return bytes.TrimSuffix(l, []byte{'\r'}), s.lineStart, nil
+			return l, s.lineStart, nil
 		}
 		seg := s.buf[s.start:s.end]
 		i := bytes.IndexByte(seg, '\n')

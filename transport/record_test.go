@@ -290,6 +290,42 @@ func TestReadLimit(t *testing.T) {
 	}
 }
 
+// TestReadLimitLastLine checks the limit on a JSONL stream's last line,
+// which has no line ending: the framer keeps one byte over the limit while
+// a CR may follow, and must still refuse a line that ends there.
+func TestReadLimitLastLine(t *testing.T) {
+	t.Parallel()
+	const max = 64
+	line := func(n int) string { return `{"type":"CUSTOM","name":"x","value":"` + strings.Repeat("x", n-39) + `"}` }
+	require.Len(t, line(max), max)
+	small := `{"type":"CUSTOM","name":"x","value":1}`
+	for _, tt := range []struct {
+		name    string
+		in      string
+		want    []string
+		limited bool
+	}{
+		{"at the limit", small + "\n" + line(max), []string{small, line(max)}, false},
+		{"at the limit, then CR", small + "\n" + line(max) + "\r", []string{small, line(max)}, false},
+		{"one byte over", small + "\n" + line(max+1), []string{small}, true},
+		{"one byte over, then CR", small + "\n" + line(max+1) + "\r", []string{small}, true},
+		{"far over", small + "\n" + line(3*max), []string{small}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := readFrames(t, tt.in, transport.FormatJSONL, &transport.Options{MaxEventBytes: max})
+			assert.Equal(t, tt.want, got)
+			if !tt.limited {
+				assert.Nil(t, err)
+				return
+			}
+			require.NotNil(t, err, "a last line over the limit is an error")
+			assert.Equal(t, transport.KindLimit, err.Kind)
+			assert.Equal(t, int64(len(small)+1), err.Offset, "the offset points at the last line")
+		})
+	}
+}
+
 func TestReadDecodeErrorsContinue(t *testing.T) {
 	t.Parallel()
 	frames := []string{sample[0], `{"type":"NOT_A_TYPE"}`, `not json`, `{"type":"TEXT_MESSAGE_END"}`, sample[4]}
