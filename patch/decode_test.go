@@ -135,22 +135,11 @@ func refParsePointer(s string) ([]string, string) {
 		if !strings.Contains(t, "~") {
 			continue
 		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
-			}
-			if j+1 < len(t) && t[j+1] == '0' {
-				b.WriteByte('~')
-			} else if j+1 < len(t) && t[j+1] == '1' {
-				b.WriteByte('/')
-			} else {
-				return nil, "\"~\" must be followed by \"0\" or \"1\" in a JSON pointer"
-			}
-			j++
+		u, ok := unescapeToken(t)
+		if !ok {
+			return nil, "\"~\" must be followed by \"0\" or \"1\" in a JSON pointer"
 		}
-		toks[i] = b.String()
+		toks[i] = u
 	}
 	return toks, ""
 }
