@@ -47,7 +47,8 @@ type Map[V any] struct {
 // hash fragment that holds an entry and nodemap one bit per fragment that
 // holds a deeper node (never both); entries and kids hold them in fragment
 // order. At mapMaxShift both bitmaps are zero, kids is empty and entries is
-// a list of full-hash collisions. A node below the root always holds at
+// a list of full-hash collisions. Both arrays live in one allocation with
+// the node (see newNode). A node below the root always holds at
 // least two entries or one deeper node (a lone entry moves up into its
 // parent). Nodes, and the arrays they point to, are never written after
 // they are reachable from a Map.
@@ -171,7 +172,9 @@ func (m Map[V]) Set(k string, v V) Map[V] { return m.set(hashString(k), k, v) }
 func (m Map[V]) set(h uint64, k string, v V) Map[V] {
 	e := newEntry(h, k, v)
 	if m.root == nil {
-		return Map[V]{root: &mapNode{datamap: 1 << (h & mapMask), entries: []*entryKey{e}}, n: 1}
+		root := newNode(1<<(h&mapMask), 0, 1, 0)
+		root.entries[0] = e
+		return Map[V]{root: root, n: 1}
 	}
 	root, added := mapSet(m.root, 0, e)
 	if added {
@@ -188,7 +191,7 @@ func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 				return node.withEntry(i, e), false
 			}
 		}
-		c := &mapNode{entries: make([]*entryKey, len(node.entries)+1)}
+		c := newNode(0, 0, len(node.entries)+1, 0)
 		copy(c.entries, node.entries)
 		c.entries[len(node.entries)] = e
 		return c, true
@@ -209,11 +212,11 @@ func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 		return node.withKid(i, kid), added
 	default:
 		i := index(node.datamap, bit)
-		c := &mapNode{datamap: node.datamap | bit, nodemap: node.nodemap, kids: node.kids,
-			entries: make([]*entryKey, len(node.entries)+1)}
+		c := newNode(node.datamap|bit, node.nodemap, len(node.entries)+1, len(node.kids))
 		copy(c.entries, node.entries[:i])
 		c.entries[i] = e
 		copy(c.entries[i+1:], node.entries[i:])
+		copy(c.kids, node.kids)
 		return c, true
 	}
 }
@@ -222,53 +225,64 @@ func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 // and b, whose keys differ and whose hashes agree below shift.
 func mergeEntries(shift uint, a, b *entryKey) *mapNode {
 	if shift >= mapMaxShift {
-		return &mapNode{entries: []*entryKey{a, b}}
+		c := newNode(0, 0, 2, 0)
+		c.entries[0], c.entries[1] = a, b
+		return c
 	}
 	fa, fb := (a.hash>>shift)&mapMask, (b.hash>>shift)&mapMask
-	switch {
-	case fa == fb:
-		return &mapNode{nodemap: 1 << fa, kids: []*mapNode{mergeEntries(shift+mapBits, a, b)}}
-	case fa < fb:
-		return &mapNode{datamap: 1<<fa | 1<<fb, entries: []*entryKey{a, b}}
-	default:
-		return &mapNode{datamap: 1<<fa | 1<<fb, entries: []*entryKey{b, a}}
+	if fa == fb {
+		c := newNode(0, 1<<fa, 0, 1)
+		c.kids[0] = mergeEntries(shift+mapBits, a, b)
+		return c
 	}
+	c := newNode(1<<fa|1<<fb, 0, 2, 0)
+	if fa < fb {
+		c.entries[0], c.entries[1] = a, b
+	} else {
+		c.entries[0], c.entries[1] = b, a
+	}
+	return c
 }
 
 // withEntry returns a copy of n with entry i replaced by e.
 func (n *mapNode) withEntry(i int, e *entryKey) *mapNode {
-	entries := make([]*entryKey, len(n.entries))
-	copy(entries, n.entries)
-	entries[i] = e
-	return &mapNode{datamap: n.datamap, nodemap: n.nodemap, entries: entries, kids: n.kids}
+	c := n.clone(n.datamap, n.nodemap)
+	c.entries[i] = e
+	return c
 }
 
 // withKid returns a copy of n with kid i replaced by kid.
 func (n *mapNode) withKid(i int, kid *mapNode) *mapNode {
-	kids := make([]*mapNode, len(n.kids))
-	copy(kids, n.kids)
-	kids[i] = kid
-	return &mapNode{datamap: n.datamap, nodemap: n.nodemap, entries: n.entries, kids: kids}
+	c := n.clone(n.datamap, n.nodemap)
+	c.kids[i] = kid
+	return c
+}
+
+// clone returns a copy of n with the given bitmaps, which select as many
+// entries and kids as n's.
+func (n *mapNode) clone(datamap, nodemap uint32) *mapNode {
+	c := newNode(datamap, nodemap, len(n.entries), len(n.kids))
+	copy(c.entries, n.entries)
+	copy(c.kids, n.kids)
+	return c
 }
 
 // withoutEntry returns a copy of n without entry i (at fragment bit).
 func (n *mapNode) withoutEntry(i int, bit uint32) *mapNode {
-	var entries []*entryKey
-	if len(n.entries) > 1 {
-		entries = make([]*entryKey, len(n.entries)-1)
-		copy(entries, n.entries[:i])
-		copy(entries[i:], n.entries[i+1:])
-	}
-	return &mapNode{datamap: n.datamap &^ bit, nodemap: n.nodemap, entries: entries, kids: n.kids}
+	c := newNode(n.datamap&^bit, n.nodemap, len(n.entries)-1, len(n.kids))
+	copy(c.entries, n.entries[:i])
+	copy(c.entries[i:], n.entries[i+1:])
+	copy(c.kids, n.kids)
+	return c
 }
 
 // entryToKid returns a copy of n where the entry i at fragment bit is
 // replaced by the deeper node kid.
 func (n *mapNode) entryToKid(i int, bit uint32, kid *mapNode) *mapNode {
-	c := n.withoutEntry(i, bit)
+	c := newNode(n.datamap&^bit, n.nodemap|bit, len(n.entries)-1, len(n.kids)+1)
+	copy(c.entries, n.entries[:i])
+	copy(c.entries[i:], n.entries[i+1:])
 	j := index(n.nodemap, bit)
-	c.nodemap |= bit
-	c.kids = make([]*mapNode, len(n.kids)+1)
 	copy(c.kids, n.kids[:j])
 	c.kids[j] = kid
 	copy(c.kids[j+1:], n.kids[j:])
@@ -278,17 +292,68 @@ func (n *mapNode) entryToKid(i int, bit uint32, kid *mapNode) *mapNode {
 // kidToEntry returns a copy of n where the deeper node i at fragment bit is
 // replaced by the entry e (the last entry left below it).
 func (n *mapNode) kidToEntry(i int, bit uint32, e *entryKey) *mapNode {
-	c := &mapNode{datamap: n.datamap | bit, nodemap: n.nodemap &^ bit}
-	if len(n.kids) > 1 {
-		c.kids = make([]*mapNode, len(n.kids)-1)
-		copy(c.kids, n.kids[:i])
-		copy(c.kids[i:], n.kids[i+1:])
-	}
+	c := newNode(n.datamap|bit, n.nodemap&^bit, len(n.entries)+1, len(n.kids)-1)
+	copy(c.kids, n.kids[:i])
+	copy(c.kids[i:], n.kids[i+1:])
 	j := index(n.datamap, bit)
-	c.entries = make([]*entryKey, len(n.entries)+1)
 	copy(c.entries, n.entries[:j])
 	c.entries[j] = e
 	copy(c.entries[j+1:], n.entries[j:])
+	return c
+}
+
+// slotted is a node allocated together with the array its entries and kids
+// live in (entries first), so that reading a node and its arrays touches
+// one allocation, often one or two cache lines, and making one costs one
+// allocation instead of three.
+type slotted[A any] struct {
+	node  mapNode
+	slots A
+}
+
+// alloc returns the node of a new slotted[A] and its array.
+func alloc[A any]() (*mapNode, unsafe.Pointer) {
+	x := new(slotted[A])
+	return &x.node, unsafe.Pointer(&x.slots)
+}
+
+// newNode returns a new node with the given bitmaps, whose entries and kids
+// are ne and nk nil pointers in an array allocated with the node: up to
+// 32 of them (a node below mapMaxShift never holds more) in the smallest
+// of a few sizes that fits; a longer collision list gets an array of its
+// own.
+func newNode(datamap, nodemap uint32, ne, nk int) *mapNode {
+	var c *mapNode
+	var p unsafe.Pointer
+	switch n := ne + nk; {
+	case n == 0:
+		c = new(mapNode)
+	case n <= 2:
+		c, p = alloc[[2]unsafe.Pointer]()
+	case n <= 4:
+		c, p = alloc[[4]unsafe.Pointer]()
+	case n <= 6:
+		c, p = alloc[[6]unsafe.Pointer]()
+	case n <= 8:
+		c, p = alloc[[8]unsafe.Pointer]()
+	case n <= 12:
+		c, p = alloc[[12]unsafe.Pointer]()
+	case n <= 16:
+		c, p = alloc[[16]unsafe.Pointer]()
+	case n <= 24:
+		c, p = alloc[[24]unsafe.Pointer]()
+	case n <= 32:
+		c, p = alloc[[32]unsafe.Pointer]()
+	default:
+		c, p = new(mapNode), unsafe.Pointer(unsafe.SliceData(make([]unsafe.Pointer, n)))
+	}
+	c.datamap, c.nodemap = datamap, nodemap
+	if ne > 0 {
+		c.entries = unsafe.Slice((**entryKey)(p), ne)
+	}
+	if nk > 0 {
+		c.kids = unsafe.Slice((**mapNode)(unsafe.Add(p, uintptr(ne)*unsafe.Sizeof(p))), nk)
+	}
 	return c
 }
 

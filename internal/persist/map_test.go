@@ -255,3 +255,57 @@ func TestMapConcurrent(t *testing.T) {
 		require.Equal(t, k, fmt.Sprint(v), "base changed")
 	}
 }
+
+// TestMapEveryNodeSize grows a map key by key and shrinks it again, with
+// each hash of hashFuncs, checking every version on the way: nodes pass
+// through every size newNode allocates, and with colliding hashes a
+// collision list grows past 32 entries (an array of its own). Each version
+// is checked against the model after later versions were made from it.
+func TestMapEveryNodeSize(t *testing.T) {
+	t.Parallel()
+	const n = 70
+	for _, hf := range hashFuncs {
+		t.Run(hf.name, func(t *testing.T) {
+			t.Parallel()
+			versions := []Map[int]{{}}
+			models := []map[string]int{{}}
+			add := func(m Map[int], model map[string]int) {
+				versions, models = append(versions, m), append(models, model)
+			}
+			for i := range n {
+				k := fmt.Sprintf("key-%d", i)
+				last := len(versions) - 1
+				m := maps.Clone(models[last])
+				m[k] = i
+				add(versions[last].set(hf.fn(k), k, i), m)
+			}
+			for i := range n { // overwrite every value once
+				k := fmt.Sprintf("key-%d", i)
+				last := len(versions) - 1
+				m := maps.Clone(models[last])
+				m[k] = -i
+				add(versions[last].set(hf.fn(k), k, -i), m)
+			}
+			for i := range n { // delete from the middle outwards
+				k := fmt.Sprintf("key-%d", (i*37)%n)
+				last := len(versions) - 1
+				m := maps.Clone(models[last])
+				delete(m, k)
+				add(versions[last].delete(hf.fn(k), k), m)
+			}
+			for i, v := range versions {
+				require.Equal(t, len(models[i]), v.Len(), "Len of version %d", i)
+				for k, want := range models[i] {
+					got, ok := v.get(hf.fn(k), k)
+					require.True(t, ok, "version %d: Get(%q)", i, k)
+					require.Equal(t, want, got, "version %d: Get(%q)", i, k)
+				}
+				if len(models[i]) == 0 {
+					assert.Empty(t, maps.Collect(v.All()), "version %d", i)
+				} else {
+					assert.Equal(t, models[i], maps.Collect(v.All()), "version %d", i)
+				}
+			}
+		})
+	}
+}
