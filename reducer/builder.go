@@ -45,6 +45,10 @@ func NewBuilder(v *view.View) *Builder { return &Builder{cur: v, frozen: state(v
 // never changes.
 func (b *Builder) View() *view.View {
 	b.owned, b.frozen = false, state(b.cur).Step
+	// Handing out a view is rare next to folding: a good time to let go of
+	// what the reused fold state still references from earlier folds.
+	b.f.drop()
+	b.undo.drop()
 	return b.cur
 }
 

@@ -312,16 +312,26 @@ type dirtyNode struct {
 
 // reset readies f, reused, to fold into v as newFolder(v, wire) would,
 // field by field: clearing the folder whole costs more than the rest of a
-// streamed delta's fold. It keeps the capacity of f's slices.
+// streamed delta's fold. It keeps the capacity of f's slices, and leaves
+// what the last fold put in them, past their new lengths, for drop: while
+// the garbage collector marks, zeroing pointers costs a write barrier each,
+// and a Builder folds thousands of events between two views.
 func (f *folder) reset(v *model.View, wire event.Type) {
 	st := v.S()
-	clear(f.few[:f.nfew])
-	clear(f.more)
-	clear(f.diags)
 	f.st, f.cold, f.wire, f.cur = st, false, wire, wire
 	f.index, f.step = st.Events, st.Step+1
 	f.nfew, f.more, f.diags = 0, f.more[:0], f.diags[:0]
 	f.transient, f.frozen, f.u, f.lk = false, 0, nil, nil
+}
+
+// drop clears the references a reused folder still holds from its earlier
+// folds (see reset), so that they do not keep garbage alive.
+func (f *folder) drop() {
+	clear(f.few[:])
+	clear(f.more[:cap(f.more)])
+	clear(f.diags[:cap(f.diags)])
+	f.nfew, f.more, f.diags = 0, f.more[:0], f.diags[:0]
+	f.st = nil
 }
 
 func newFolder(v *model.View, wire event.Type) folder {
@@ -394,13 +404,21 @@ type savedNode struct {
 	orig model.InvData
 }
 
-// reset readies the log for the next fold.
+// reset readies the log for the next fold. What the last fold saved stays
+// in place, unused, until the next save overwrites it or drop clears it:
+// zeroing a saved cold part while the garbage collector marks costs a write
+// barrier per pointer it holds, more than the rest of most folds.
 func (u *undoLog) reset() {
-	if u.coldSaved {
-		u.cold = model.Cold{} // drop the references
-	}
 	u.coldSaved = false
-	clear(u.nodes) // drop the references
+	u.nodes = u.nodes[:0]
+}
+
+// drop clears what the log still holds from earlier folds, so that it does
+// not keep garbage alive.
+func (u *undoLog) drop() {
+	u.coldSaved = false
+	u.cold = model.Cold{}
+	clear(u.nodes[:cap(u.nodes)])
 	u.nodes = u.nodes[:0]
 }
 
