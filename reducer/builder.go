@@ -132,6 +132,10 @@ func (b *Builder) fold(e event.Event) error {
 		return viol
 	}
 	b.cur, b.owned = publish(nv), true
+	if e.EventType() == event.TypeMessagesSnapshot {
+		// The saved cold part holds every message's old bookkeeping.
+		b.undo.drop()
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
+	"github.com/agview/agview/patch"
 	"github.com/agview/agview/view"
 )
 
@@ -253,7 +254,7 @@ func warningRule(w event.Warning) string {
 }
 
 // folder folds one wire event into a private copy of the state. (A field
-// added here must be reset in reset too.) Nothing it
+// added here must be reset in reset, and cleared in drop, too.) Nothing it
 // writes is reachable from a published view until the view is published, so
 // a violation found half-way simply drops the copy.
 type folder struct {
@@ -404,12 +405,22 @@ type savedNode struct {
 	orig model.InvData
 }
 
-// reset readies the log for the next fold. What the last fold saved stays
-// in place, unused, until the next save overwrites it or drop clears it:
-// zeroing a saved cold part while the garbage collector marks costs a write
-// barrier per pointer it holds, more than the rest of most folds.
+// reset readies the log for the next fold. Most of what the last fold
+// saved of the cold part stays in place, unused, until the next save
+// overwrites it or drop clears it: zeroing the whole struct while the
+// garbage collector marks costs a write barrier per pointer it holds, more
+// than the rest of most folds, and what it keeps alive is one fold's worth
+// of replaced map paths. Not so the state document, which one snapshot (or
+// a delta of the whole document) replaces whole however large it is, nor
+// the interrupts: those two are let go at once, as are the saved nodes,
+// whose data (messages, activity) a fold may likewise replace whole. A
+// Builder drops the rest after a MESSAGES_SNAPSHOT.
 func (u *undoLog) reset() {
+	if u.coldSaved {
+		u.cold.Doc, u.cold.Pending = patch.Document{}, nil
+	}
 	u.coldSaved = false
+	clear(u.nodes)
 	u.nodes = u.nodes[:0]
 }
 

@@ -48,7 +48,8 @@ type Map[V any] struct {
 // holds a deeper node (never both); entries and kids hold them in fragment
 // order. At mapMaxShift both bitmaps are zero, kids is empty and entries is
 // a list of full-hash collisions. Both arrays live in one allocation with
-// the node (see newNode). A node below the root always holds at
+// the node (see newNode), but for a collision list longer than 32, which
+// has an array of its own. A node below the root always holds at
 // least two entries or one deeper node (a lone entry moves up into its
 // parent). Nodes, and the arrays they point to, are never written after
 // they are reachable from a Map.

@@ -1,0 +1,71 @@
+package reducer_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// heapBytes returns the live heap after collecting garbage.
+func heapBytes() uint64 {
+	var ms runtime.MemStats
+	for range 3 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestBuilderLetsGoOfReplacedData checks that a Builder folding on, without
+// handing out a view, does not keep alive a large state document or message
+// that a later event replaced: what it keeps from earlier folds to undo the
+// next one must not include them. (Not parallel: it measures the heap.)
+func TestBuilderLetsGoOfReplacedData(t *testing.T) {
+	const big = 4 << 20
+	payload := strings.Repeat("x", big)
+	cases := []struct {
+		name         string
+		large, small string
+	}{
+		{"state snapshot",
+			fmt.Sprintf(`{"type":"STATE_SNAPSHOT","snapshot":{"a":%q}}`, payload),
+			`{"type":"STATE_SNAPSHOT","snapshot":{"a":1}}`},
+		{"state delta of the whole document",
+			fmt.Sprintf(`{"type":"STATE_SNAPSHOT","snapshot":{"a":%q}}`, payload),
+			`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"","value":{"a":1}}]}`},
+		{"messages snapshot",
+			fmt.Sprintf(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"old","role":"user","content":%q}]}`, payload),
+			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"new","role":"user","content":"hi"}]}`},
+	}
+	payload = ""
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := reducer.NewBuilder(view.New())
+			fold := func(line string) {
+				t.Helper()
+				require.NoError(t, b.FoldJSON([]byte(line)), "%.60s", line)
+			}
+			fold(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
+			fold(`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`)
+			b.View()
+			before := heapBytes()
+			large := []byte(c.large)
+			require.NoError(t, b.FoldJSON(large))
+			large = nil
+			fold(c.small)
+			for range 100 {
+				fold(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}`)
+			}
+			after := heapBytes()
+			assert.Less(t, int64(after)-int64(before), int64(big/4),
+				"the heap grew by %d bytes over %d folds after a %d-byte value was replaced", after-before, 101, big)
+			runtime.KeepAlive(b)
+		})
+	}
+}
