@@ -96,12 +96,19 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // package knows. Callers treat it as a warning and go on with the next event:
 // the protocol tolerates unknown types (PROTOCOL.md E1, G2).
 type UnknownTypeError struct {
-	// Type is the unknown wire type, verbatim.
+	// Type is the unknown wire type, verbatim; "" for a protobuf event, whose
+	// type is its oneof arm.
 	Type Type
+	// Arm is the field number of the ag_ui.Event oneof arm that DecodeProto
+	// does not know, 0 for a JSON event.
+	Arm int
 }
 
 // Error says which type is unknown.
 func (e *UnknownTypeError) Error() string {
+	if e.Arm != 0 {
+		return fmt.Sprintf("event: unknown protobuf event (ag_ui.Event field %d): skipped", e.Arm)
+	}
 	return fmt.Sprintf("event: unknown event type %q: skipped", string(e.Type))
 }
 
