@@ -70,7 +70,9 @@ type pmsg struct {
 	fields []pfield
 }
 
-func str(n protowire.Number, name string) pfield  { return pfield{num: n, name: name, kind: pkString, always: true} }
+func str(n protowire.Number, name string) pfield {
+	return pfield{num: n, name: name, kind: pkString, always: true}
+}
 func ostr(n protowire.Number, name string) pfield { return pfield{num: n, name: name, kind: pkString} }
 func oint(n protowire.Number, name string) pfield { return pfield{num: n, name: name, kind: pkInt64} }
 func val(n protowire.Number, name string) pfield  { return pfield{num: n, name: name, kind: pkValue} }
