@@ -303,7 +303,6 @@ func TestSSERequest(t *testing.T) {
 	defer ts.Close()
 	h := http.Header{}
 	h.Set("Authorization", "Bearer x")
-	h.Set("Accept", "application/json") // replaced: the source always asks for an event stream
 	opts := &transport.Options{Header: h, HTTPClient: ts.Client()}
 	src := transport.NewSSE(ts.URL, opts)
 	h.Set("Authorization", "changed after NewSSE") // options are copied
@@ -340,16 +339,17 @@ func TestSSEBadAnswers(t *testing.T) {
 			assert.True(t, strings.HasSuffix(e.Body, "é…"), "cut on a rune boundary and marked: %q", e.Body[len(e.Body)-8:])
 			assert.Contains(t, e.Error(), "HTTP 429 Too Many Requests")
 		}},
-		{"protobuf", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/vnd.ag-ui.event+proto")
+		{"json", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"error":"no"}`))
 		}, transport.KindContentType, func(t *testing.T, e *transport.Error) {
-			assert.Contains(t, e.Error(), "protobuf framing is not supported")
+			assert.Contains(t, e.Error(), `the response is "application/json", want text/event-stream or application/vnd.ag-ui.event+proto`)
 		}},
 		{"no content type", func(w http.ResponseWriter, r *http.Request) {
 			w.Header()["Content-Type"] = nil
 			w.Write([]byte("data: {}\n\n"))
 		}, transport.KindContentType, func(t *testing.T, e *transport.Error) {
-			assert.Contains(t, e.Error(), `the response is "", want text/event-stream`)
+			assert.Contains(t, e.Error(), `the response is "", want text/event-stream or application/vnd.ag-ui.event+proto`)
 		}},
 		{"gigabyte without a line end", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")

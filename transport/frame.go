@@ -12,9 +12,10 @@ import (
 	"github.com/agview/agview/event"
 )
 
-// Frame is one event's wire JSON as a source framed it, before decoding: the
-// data of one SSE event, one JSONL line, one JSON-array element or one
-// WebSocket text message.
+// Frame is one event's wire form as a source framed it, before decoding: the
+// data of one SSE event, one JSONL line, one JSON-array element, one
+// WebSocket text message (JSON), or one ag_ui.Event message of the protobuf
+// framing (Proto).
 type Frame struct {
 	// Index is the frame's position in the stream, from 0.
 	Index int
@@ -22,8 +23,21 @@ type Frame struct {
 	// first line of its SSE block, its JSONL line, its array element), or -1
 	// over WebSocket, which has no byte stream.
 	Offset int64
-	// Data is the frame's bytes. The frame owns them.
+	// Data is the frame's bytes: the event's JSON, or when Proto is set its
+	// ag_ui.Event message without the length prefix. The frame owns them.
 	Data json.RawMessage
+	// Proto is set when Data is a protobuf message (decode it with
+	// event.DecodeProto), clear when it is JSON (event.Decode).
+	Proto bool
+}
+
+// Decode decodes the frame's event with event.Decode, or event.DecodeProto
+// for a protobuf frame.
+func (f Frame) Decode() (event.Event, error) {
+	if f.Proto {
+		return event.DecodeProto(f.Data)
+	}
+	return event.Decode(f.Data)
 }
 
 // Runner starts a run on a live agent and streams its events. SSE and
@@ -65,6 +79,7 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			return
 		}
 		defer src.close()
+		proto := isProto(src)
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, &Error{Kind: KindCanceled, Offset: src.offset()}, i))
@@ -83,7 +98,7 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, err, i))
 				return
 			}
-			if !yield(Frame{Index: i, Offset: off, Data: bytes.Clone(data)}, nil) {
+			if !yield(Frame{Index: i, Offset: off, Data: bytes.Clone(data), Proto: proto}, nil) {
 				return
 			}
 		}
@@ -101,6 +116,7 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 			return
 		}
 		defer src.close()
+		decode := decoder(src)
 		var runs runTracker
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
@@ -124,7 +140,7 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 				yield(nil, s.fail(ctx, err, i))
 				return
 			}
-			ev, derr := event.Decode(data)
+			ev, derr := decode(data)
 			runs.observe(i, ev)
 			if !yield(ev, derr) {
 				return

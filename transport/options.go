@@ -33,9 +33,16 @@ type Options struct {
 	HTTPClient *http.Client
 
 	// Header holds extra request headers, sent with the SSE POST and the
-	// WebSocket handshake (e.g. Authorization). Content-Type and Accept of
-	// the SSE request are always set by the source.
+	// WebSocket handshake (e.g. Authorization). Content-Type of the SSE
+	// request is always set by the source; an Accept here is sent as given,
+	// in place of the one Encoding asks for.
 	Header http.Header
+
+	// Encoding is what the SSE request asks the agent for (its Accept
+	// header): EncodingSSE (the zero value) text/event-stream,
+	// EncodingPreferProto or EncodingProto the protobuf framing. The answer
+	// is decoded by its Content-Type whatever was asked.
+	Encoding Encoding
 
 	// Dialer opens WebSocket connections. nil means websocket.DefaultDialer.
 	Dialer *websocket.Dialer

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -30,11 +31,16 @@ const (
 	FormatSSE
 	// FormatJSONArray is one JSON array whose elements are the events.
 	FormatJSONArray
+	// FormatProto is the protobuf framing of an
+	// application/vnd.ag-ui.event+proto response: each event is a 4-byte
+	// big-endian length and one ag_ui.Event message (PROTOCOL.md §2.4).
+	FormatProto
 )
 
-var formatNames = [...]string{FormatAuto: "auto", FormatJSONL: "jsonl", FormatSSE: "sse", FormatJSONArray: "json"}
+var formatNames = [...]string{FormatAuto: "auto", FormatJSONL: "jsonl", FormatSSE: "sse", FormatJSONArray: "json",
+	FormatProto: "proto"}
 
-// String returns the format's name: "auto", "jsonl", "sse" or "json".
+// String returns the format's name: "auto", "jsonl", "sse", "json" or "proto".
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
 		return formatNames[f]
@@ -43,7 +49,8 @@ func (f Format) String() string {
 }
 
 // ParseFormat returns the format named s: "auto" (or ""), "jsonl", "sse",
-// or "json" (also "json-array", "array").
+// "json" (also "json-array", "array"), or "proto" (also "protobuf" and the
+// media type application/vnd.ag-ui.event+proto).
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(s) {
 	case "", "auto":
@@ -54,8 +61,10 @@ func ParseFormat(s string) (Format, error) {
 		return FormatSSE, nil
 	case "json", "json-array", "array":
 		return FormatJSONArray, nil
+	case "proto", "protobuf", MediaTypeProto:
+		return FormatProto, nil
 	}
-	return 0, fmt.Errorf("transport: unknown format %q (want auto, jsonl, sse or json)", s)
+	return 0, fmt.Errorf("transport: unknown format %q (want auto, jsonl, sse, json or proto)", s)
 }
 
 // Read returns the events of the recorded stream r in the given format
@@ -138,6 +147,8 @@ type fileSource struct {
 	closed chan struct{} // closed when the context's AfterFunc has run
 }
 
+func (s *fileSource) proto() bool { return isProto(s.source) }
+
 func (s *fileSource) close() {
 	if !s.stop() {
 		<-s.closed
@@ -172,17 +183,34 @@ func openRecorded(s *stream, r io.Reader, format Format, max int) (source, error
 		src := &arraySource{max: max}
 		src.init(r)
 		return src, nil
+	case FormatProto:
+		return newProtoSource(r, max), nil
 	}
 	return nil, &Error{Kind: KindConnect, Offset: -1, Err: fmt.Errorf("unknown format %v", format)}
 }
 
 // DetectFormat tells the format of a recorded stream from its first bytes,
-// as FormatAuto does: after a byte order mark and white space, '{' is JSONL,
-// '[' a JSON array, and ':' or one of the SSE field names "data", "event",
-// "id" and "retry" is SSE. ok is false when prefix is too short to tell
-// (white space only, or part of a field name) or matches no format; complete
-// tells these apart: it is true when more input would not change the answer.
+// as FormatAuto does: a zero byte first is the protobuf framing (the high
+// byte of the first frame's length, zero for any frame under 16 MiB) when the
+// fifth byte starts a length-delimited field, as every ag_ui.Event arm is (or
+// the first frame is empty); otherwise, after a byte order mark and white space, '{'
+// is JSONL, '[' a JSON array, and ':' or one of the SSE field names "data",
+// "event", "id" and "retry" is SSE. ok is false when prefix is too short to
+// tell (white space only, part of a field name, part of a frame header) or
+// matches no format; complete tells these apart: it is true when more input
+// would not change the answer.
 func DetectFormat(prefix []byte) (f Format, ok, complete bool) {
+	if len(prefix) > 0 && prefix[0] == 0 {
+		if len(prefix) < 5 {
+			return FormatAuto, false, false
+		}
+		// An empty first frame, or a length-delimited field (every ag_ui.Event
+		// arm is a message) with a field number of 1 or more.
+		if binary.BigEndian.Uint32(prefix) == 0 || prefix[4]&7 == 2 && prefix[4]>>3 != 0 {
+			return FormatProto, true, true
+		}
+		return FormatAuto, false, true
+	}
 	if len(prefix) < len(utf8BOM) && bytes.HasPrefix(utf8BOM, prefix) {
 		return FormatAuto, false, false // part of a byte order mark
 	}
@@ -251,7 +279,7 @@ func detect(r io.Reader) (Format, []byte, error) {
 func undetectable(buf []byte) error {
 	rest := bytes.TrimLeft(bytes.TrimPrefix(buf, utf8BOM), " \t\r\n")
 	return &Error{Kind: KindProtocol, Offset: int64(len(buf) - len(rest)),
-		Err: fmt.Errorf("cannot detect the format of input starting %q: want JSONL ('{'), a JSON array ('[') or SSE ('data:', 'event:', 'id:', 'retry:', ':')", excerpt(rest, 32))}
+		Err: fmt.Errorf("cannot detect the format of input starting %q: want JSONL ('{'), a JSON array ('['), SSE ('data:', 'event:', 'id:', 'retry:', ':') or the protobuf framing (a 4-byte big-endian length, then an ag_ui.Event)", excerpt(rest, 32))}
 }
 
 // excerpt returns at most n bytes of b as a string, marked when cut.

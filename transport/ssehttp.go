@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,7 +17,9 @@ import (
 )
 
 // SSE runs an AG-UI agent over HTTP: each run POSTs a RunAgentInput as JSON
-// and reads the text/event-stream answer, one event per SSE event's data.
+// and reads the text/event-stream answer, one event per SSE event's data, or
+// the application/vnd.ag-ui.event+proto answer, one event per protobuf frame
+// (Options.Encoding asks for it; either is read whatever was asked).
 //
 // An SSE is safe for concurrent use; each Run is an independent request.
 type SSE struct {
@@ -39,10 +40,12 @@ func NewSSE(url string, opts *Options) *SSE {
 }
 
 // Run POSTs input (nil sends an empty RunAgentInput) with Content-Type
-// application/json, Accept text/event-stream and Options.Header, and yields
-// the events of the answer. See the package documentation for the contract;
-// a non-2xx answer is a KindStatus error, an answer that is not
-// text/event-stream a KindContentType error.
+// application/json, Options.Header, and the Accept header of
+// Options.Encoding unless Options.Header holds one, and yields the events of
+// the answer. See the package documentation for the contract; a non-2xx
+// answer is a KindStatus error, an answer that is neither text/event-stream
+// nor application/vnd.ag-ui.event+proto a KindContentType error naming its
+// Content-Type.
 //
 // The request is made when the iteration starts; each iteration makes a new
 // one. Canceling ctx or ending the iteration early closes the response.
@@ -92,7 +95,7 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 			req.Header[k] = append([]string(nil), v...)
 		}
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "text/event-stream")
+		setAccept(req, s.opts.Encoding)
 		resp, err := s.opts.HTTPClient.Do(req)
 		if err != nil {
 			return nil, &Error{Kind: KindConnect, Offset: -1, Err: err}
@@ -101,18 +104,17 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 			defer resp.Body.Close()
 			return nil, &Error{Kind: KindStatus, Offset: -1, Status: resp.StatusCode, Body: bodyExcerpt(resp.Body)}
 		}
-		ct := resp.Header.Get("Content-Type")
-		if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
+		proto, err := responseEncoding(resp.Header.Get("Content-Type"))
+		if err != nil {
 			resp.Body.Close()
-			why := fmt.Errorf("the response is %q, want text/event-stream", ct)
-			if mt == "application/vnd.ag-ui.event+proto" {
-				why = fmt.Errorf("%w (the protobuf framing is not supported)", why)
-			}
-			return nil, &Error{Kind: KindContentType, Offset: -1, Err: why}
+			return nil, err
 		}
 		s.mu.Lock()
 		s.lastID, s.retry, s.hasRetry = "", 0, false
 		s.mu.Unlock()
+		if proto {
+			return &httpProtoSource{protoSource: newProtoSource(resp.Body, s.opts.MaxEventBytes), body: resp.Body}, nil
+		}
 		src := &httpSSESource{owner: s, body: resp.Body}
 		src.p.init(resp.Body, s.opts.MaxEventBytes)
 		return src, nil
@@ -143,6 +145,14 @@ func (s *httpSSESource) next() ([]byte, int64, error) {
 }
 
 func (s *httpSSESource) close() { s.body.Close() }
+
+// httpProtoSource is a protoSource over a response body.
+type httpProtoSource struct {
+	*protoSource
+	body io.ReadCloser
+}
+
+func (s *httpProtoSource) close() { s.body.Close() }
 
 // maxExcerpt bounds the body kept in an Error.
 const maxExcerpt = 1 << 10
