@@ -21,7 +21,13 @@
 //
 // SSE: POST a RunAgentInput to URL(); the answer is text/event-stream with one
 // "data:" field per frame (a frame holding line breaks takes several data
-// lines), flushed frame by frame. WebSocket: connect to WSURL(), send the
+// lines), flushed frame by frame. Protobuf: when the request's Accept admits
+// application/vnd.ag-ui.event+proto (with q above 0, through a wildcard too:
+// transport.AcceptsProto, as the reference encoder decides), the answer is the
+// protobuf framing instead, each frame as a 4-byte big-endian length and one
+// ag_ui.Event; a frame's JSON is carried field by field, so a frame protobuf
+// cannot express reaches the client as the nearest thing it can (see
+// Server). WebSocket: connect to WSURL(), send the
 // RunAgentInput as a text message; each frame comes as one text message, then
 // a close with code 1000 — the framing package transport defines. Every input
 // received is recorded (Server.Inputs).

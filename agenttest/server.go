@@ -2,17 +2,20 @@ package agenttest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/transport"
@@ -109,8 +112,20 @@ func ContentType(contentType string) Fault {
 
 // Server is an AG-UI agent on a loopback port, playing a Script for every
 // run. It serves SSE at URL() (POST a RunAgentInput, answer
-// text/event-stream, one data field per frame) and WebSocket at WSURL() (the
-// framing of package transport).
+// text/event-stream, one data field per frame, or the protobuf framing when
+// the request's Accept admits it) and WebSocket at WSURL() (the framing of
+// package transport).
+//
+// Over protobuf each frame's JSON members are carried where the schema has a
+// field for them, so that a producer's mistakes reach the client where
+// protobuf can express them. A frame it cannot carry so goes as the event it
+// decodes to (a legacy null is left out), as an empty unknown ag_ui.Event arm
+// (field 2047) for an unknown type, and otherwise (a null where a string
+// goes, a THINKING_* type, something not JSON) as a malformed message the
+// client refuses. A missing required string reads as "" in protobuf: what
+// JSON refuses for it, protobuf accepts. Faults behave as over SSE; the
+// default garbage reads as a frame length over any limit, and an oversized
+// frame's CUSTOM value alone is Fault.Size bytes.
 type Server struct {
 	script Script
 	opts   Options
@@ -283,14 +298,18 @@ func (s *Server) garbage() []byte {
 }
 
 // oversized returns a CUSTOM event of exactly Fault.Size bytes (at least its
-// envelope's size).
-func (s *Server) oversized() []byte {
+// envelope's size); for the protobuf framing (proto), one whose value alone
+// is Fault.Size bytes, so that its message is larger still.
+func (s *Server) oversized(proto bool) []byte {
 	size := s.opts.Fault.Size
 	if size <= 0 {
 		size = transport.DefaultMaxEventBytes + 1
 	}
 	const head, tail = `{"type":"CUSTOM","name":"agenttest.oversize","value":"`, `"}`
 	pad := max(size-len(head)-len(tail), 0)
+	if proto {
+		pad = size
+	}
 	b := make([]byte, 0, len(head)+pad+len(tail))
 	b = append(b, head...)
 	b = append(b, bytes.Repeat([]byte{'x'}, pad)...)
@@ -344,7 +363,13 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w)
 		return
 	}
+	// Protobuf whenever the request's Accept admits it, as the reference
+	// encoder decides (transport.AcceptsProto).
+	proto := transport.AcceptsProto(strings.Join(r.Header.Values("Accept"), ","))
 	ct := "text/event-stream"
+	if proto {
+		ct = transport.MediaTypeProto
+	}
 	if s.opts.Fault.Kind == FaultContentType {
 		ct = s.opts.Fault.ContentType
 		if ct == "" {
@@ -361,7 +386,11 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	var buf []byte
 	write := func(frame []byte) bool {
-		buf = transport.AppendSSEData(buf[:0], frame)
+		if proto {
+			buf = protoFrame(buf[:0], frame)
+		} else {
+			buf = transport.AppendSSEData(buf[:0], frame)
+		}
 		if _, err := w.Write(buf); err != nil {
 			return false
 		}
@@ -388,8 +417,45 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 			rc.Flush()
 		}
 	case FaultOversize:
-		write(s.oversized())
+		write(s.oversized(proto))
 	}
+}
+
+// unknownArm is the ag_ui.Event field number protoFrame writes for a frame
+// whose type no arm carries: one no schema defines, so that a client skips it
+// as it skips an unknown JSON type.
+const unknownArm = 2047
+
+// protoFrame appends frame, one event's JSON, as a frame of the protobuf
+// framing. The frame's members are carried as they are where the schema has a
+// field for them (event.AppendProtoJSON), so that a producer's mistakes reach
+// the client where protobuf can express them; a frame that cannot be carried
+// so but decodes (a legacy null read as absent) goes as event.AppendProto
+// writes the decoded event; one with an unknown type as an empty unknown arm
+// (a client skips it); one with no protobuf form at all (a null where a
+// string goes, a deprecated THINKING_* type) as a malformed message (a client
+// refuses it).
+func protoFrame(dst, frame []byte) []byte {
+	n := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	b, err := event.AppendProtoJSON(dst, frame)
+	var derr error
+	if err != nil {
+		var e event.Event
+		if e, derr = event.Decode(frame); derr == nil {
+			b, err = event.AppendProto(dst, e)
+		}
+	}
+	var ue *event.UnknownTypeError
+	if err != nil && errors.As(derr, &ue) {
+		b, err = protowire.AppendVarint(dst, protowire.EncodeTag(unknownArm, protowire.BytesType)), nil
+		b = append(b, 0)
+	}
+	if err != nil {
+		b = append(dst, 0xff) // a truncated tag: no valid message
+	}
+	binary.BigEndian.PutUint32(b[n:], uint32(len(b)-n-4))
+	return b
 }
 
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
@@ -462,7 +528,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 			conn.NetConn().Write(s.garbage())
 			return
 		case FaultOversize:
-			if conn.WriteMessage(websocket.TextMessage, s.oversized()) != nil {
+			if conn.WriteMessage(websocket.TextMessage, s.oversized(false)) != nil {
 				return
 			}
 		}

@@ -286,3 +286,46 @@ func TestScripts(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 }
+
+// TestServeProto: the server answers protobuf exactly when the request's
+// Accept admits it, and its frames decode to the script's events.
+func TestServeProto(t *testing.T) {
+	t.Parallel()
+	events := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.TextMessageContent{MessageID: "m", Delta: "hi"},
+		&event.RunFinished{ThreadID: "t", RunID: "r"},
+	}
+	srv := agenttest.NewServer(agenttest.Events(events...), nil)
+	defer srv.Close()
+	for _, tt := range []struct {
+		accept []string
+		proto  bool
+	}{
+		{nil, false},
+		{[]string{"text/event-stream"}, false},
+		{[]string{"*/*"}, true},
+		{[]string{"text/event-stream", "application/vnd.ag-ui.event+proto;q=0.1"}, true},
+		{[]string{"application/vnd.ag-ui.event+proto;q=0"}, false},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL(), strings.NewReader(`{}`))
+		require.NoError(t, err)
+		req.Header["Accept"] = tt.accept
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		if !tt.proto {
+			assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"), "%q", tt.accept)
+			continue
+		}
+		require.Equal(t, transport.MediaTypeProto, resp.Header.Get("Content-Type"), "%q", tt.accept)
+		var got []event.Event
+		for e, err := range transport.Read(t.Context(), bytes.NewReader(body), transport.FormatProto, nil) {
+			require.NoError(t, err)
+			got = append(got, e)
+		}
+		assert.Equal(t, events, got)
+	}
+}

@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -47,9 +48,43 @@ func AppendProto(dst []byte, e Event) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	return appendProtoMembers(dst, t, arm, members(js))
+}
+
+// AppendProtoJSON appends the protobuf form of one event's wire JSON to dst,
+// without checking it as Decode does: the members the schema has a field for
+// are carried as they are, the others are left out. It is for tools that must
+// put a producer's mistakes on the wire too (package agenttest serves its
+// scripts' frames so); what Decode refuses may decode from protobuf (a
+// missing string reads as "") or be refused differently. It returns
+// *EncodeError when data is not a JSON object with a known "type" or a member
+// has a JSON type its field cannot carry.
+func AppendProtoJSON(dst, data []byte) ([]byte, error) {
+	if !json.Valid(data) {
+		return dst, &EncodeError{Reason: "not valid JSON"}
+	}
+	ms := members(data)
+	if ms == nil && (len(data) == 0 || data[skipWS(data, 0)] != '{') {
+		return dst, &EncodeError{Reason: "not a JSON object"}
+	}
+	raw := find(ms, "type")
+	var t Type
+	if len(raw) > 1 && raw[0] == '"' {
+		s, _ := unescapeJSON(raw)
+		t = Type(s)
+	}
+	arm := armOf[t]
+	if arm == 0 {
+		return dst, &EncodeError{Type: t, Pointer: "/type", Reason: "no ag_ui.Event arm carries this type"}
+	}
+	return appendProtoMembers(dst, t, arm, ms)
+}
+
+// appendProtoMembers writes the event of type t, whose JSON members are ms,
+// in the Event arm arm.
+func appendProtoMembers(dst []byte, t Type, arm protowire.Number, ms []jmember) ([]byte, error) {
 	w := &penc{b: dst, typ: t}
 	a := &eventArms[arm]
-	ms := members(js)
 	start := w.open(arm)
 	bs := w.open(1)
 	if a.enum != 0 {

@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/agview/agview/event"
 )
@@ -158,4 +160,103 @@ func decoder(src source) func([]byte) (event.Event, error) {
 		return event.DecodeProto
 	}
 	return event.Decode
+}
+
+// AcceptsProto reports whether a request whose Accept header is accept
+// admits the protobuf framing, as the reference server encoder
+// (@ag-ui/encoder@1.0.0's EventEncoder) decides: the media range matching
+// application/vnd.ag-ui.event+proto most specifically (the type itself, then
+// application/*, then */*) has a q above 0, even when text/event-stream ranks
+// higher. An empty or absent Accept admits SSE only. Several Accept header
+// lines are joined with commas first.
+func AcceptsProto(accept string) bool {
+	if strings.TrimSpace(accept) == "" {
+		return false
+	}
+	best, bestQ, found := -1, 0.0, false
+	for _, r := range splitQuoted(accept, ',') {
+		typ, sub, params, q, ok := parseRange(r)
+		if !ok {
+			continue
+		}
+		s := 0
+		switch {
+		case strings.EqualFold(typ, "application"):
+			s |= 4
+		case typ != "*":
+			continue
+		}
+		switch {
+		case strings.EqualFold(sub, "vnd.ag-ui.event+proto"):
+			s |= 2
+		case sub != "*":
+			continue
+		}
+		if len(params) > 0 {
+			all := true
+			for _, v := range params {
+				all = all && v == "*" // the provided type has no parameters
+			}
+			if !all {
+				continue
+			}
+			s |= 1
+		}
+		if !found || s > best || s == best && q > bestQ {
+			best, bestQ, found = s, q, true
+		}
+	}
+	return found && bestQ > 0
+}
+
+// parseRange parses one media range of an Accept header: its type, subtype,
+// parameters before q, and q (1 when absent, NaN when unparsable).
+func parseRange(r string) (typ, sub string, params map[string]string, q float64, ok bool) {
+	parts := splitQuoted(r, ';')
+	mt := strings.TrimSpace(parts[0])
+	slash := strings.IndexByte(mt, '/')
+	if slash <= 0 || slash == len(mt)-1 || strings.ContainsAny(mt, " \t") {
+		return "", "", nil, 0, false
+	}
+	typ, sub, q = mt[:slash], mt[slash+1:], 1
+	if strings.IndexByte(sub, '/') >= 0 {
+		return "", "", nil, 0, false
+	}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		if strings.EqualFold(k, "q") {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				f = math.NaN()
+			}
+			q = f
+			break // what follows q is accept-ext
+		}
+		if params == nil {
+			params = map[string]string{}
+		}
+		params[strings.ToLower(k)] = v
+	}
+	return typ, sub, params, q, true
+}
+
+// splitQuoted splits s at sep outside double quotes.
+func splitQuoted(s string, sep byte) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			quoted = !quoted
+		case sep:
+			if !quoted {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
 }
