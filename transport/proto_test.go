@@ -354,7 +354,7 @@ var protoLossy = map[string]string{
 		"the event goes without the field, and the client has nothing to warn about",
 	"01-plain-legacy-thinking-events-translated": "THINKING_* events are deprecated and have no ag_ui.Event arm: " +
 		"they reach the client as malformed frames instead of translated REASONING_* events",
-	"01-plain-missing-required-field":  "a missing required string reads as \"\" in proto3: the event is accepted",
+	"01-plain-missing-required-field":    "a missing required string reads as \"\" in proto3: the event is accepted",
 	"03-lifecycle-error-missing-message": "a missing required string reads as \"\" in proto3: the event is accepted",
 	"03-lifecycle-started-missing-id":    "a missing required string reads as \"\" in proto3: the event is accepted",
 	"04-attribution-on-messages-snapshot": "the schema has no subagent_run_id on MESSAGES_SNAPSHOT: " +
