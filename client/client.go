@@ -72,6 +72,14 @@ type config struct {
 // wss:// scheme.
 func WithWebSocket() Option { return func(c *config) { c.websocket = true } }
 
+// WithEncoding sets what the SSE request asks the agent to answer in:
+// transport.EncodingPreferProto or transport.EncodingProto ask for the
+// protobuf framing (application/vnd.ag-ui.event+proto); the default,
+// transport.EncodingSSE, asks for text/event-stream. The answer is decoded by
+// its Content-Type whatever was asked, and an Accept header given with
+// WithHeader is sent as given instead.
+func WithEncoding(e transport.Encoding) Option { return func(c *config) { c.topts.Encoding = e } }
+
 // WithHTTPClient sets the *http.Client that sends SSE requests.
 func WithHTTPClient(h *http.Client) Option { return func(c *config) { c.topts.HTTPClient = h } }
 
@@ -87,17 +95,20 @@ func WithHeader(key, value string) Option {
 }
 
 // WithTransportOptions sets the transport's options (limits, keepalive, …).
-// Header and HTTPClient set by other options are kept when opts leaves them
-// empty. opts is copied.
+// Header, HTTPClient and Encoding set by other options are kept when opts
+// leaves them empty. opts is copied.
 func WithTransportOptions(opts *transport.Options) Option {
 	return func(c *config) {
 		if opts == nil {
 			return
 		}
-		h, hc := c.topts.Header, c.topts.HTTPClient
+		h, hc, enc := c.topts.Header, c.topts.HTTPClient, c.topts.Encoding
 		c.topts = *opts
 		if c.topts.Header == nil {
 			c.topts.Header = h
+		}
+		if c.topts.Encoding == transport.EncodingSSE {
+			c.topts.Encoding = enc
 		}
 		if c.topts.HTTPClient == nil {
 			c.topts.HTTPClient = hc

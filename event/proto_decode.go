@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -69,6 +70,26 @@ func DecodeProto(msg []byte) (Event, error) {
 		de.Offset = d.protoOffset(de.Offset)
 	}
 	return e, err
+}
+
+// ProtoJSON returns the JSON form of one ag_ui.Event message as DecodeProto
+// reads it before checking it: the event's type, base_event's fields and the
+// arm's fields under their JSON names, nothing checked beyond the wire (so
+// that a producer can read what it sent, mistakes included). Its error is a
+// *DecodeError for what DecodeProto refuses on the wire (malformed data, a
+// wrong wire type, a string that is not UTF-8, an undefined enum value, a
+// google.protobuf.Value with no kind), or an *UnknownTypeError for an arm
+// the schema does not define.
+func ProtoJSON(msg []byte) ([]byte, error) {
+	d := pdecPool.Get().(*pdec)
+	defer d.release()
+	d.src = msg
+	if arm, err := d.event(); err != nil {
+		return nil, err
+	} else if arm != 0 {
+		return nil, &UnknownTypeError{Arm: int(arm)}
+	}
+	return bytes.Clone(d.out), nil
 }
 
 var pdecPool = sync.Pool{New: func() any { return new(pdec) }}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/conformance"
 	"github.com/agview/agview/transport"
 	"github.com/agview/agview/view"
 )
@@ -345,31 +346,6 @@ func (r *oneByteReader) Read(p []byte) (int, error) {
 
 func iotestOneByte(b []byte) io.Reader { return &oneByteReader{b: b} }
 
-// protoLossy are the conformance vectors whose protobuf form folds to
-// another view than their JSON, because an event's JSON cannot be expressed in
-// protobuf; agenttest sends what protobuf can carry of it (see
-// agenttest's protoFrame). Each says why.
-var protoLossy = map[string]string{
-	"01-plain-legacy-null-parent-message-id": "a legacy null (read as absent, warning E4) has no protobuf form: " +
-		"the event goes without the field, and the client has nothing to warn about",
-	"01-plain-legacy-thinking-events-translated": "THINKING_* events are deprecated and have no ag_ui.Event arm: " +
-		"they reach the client as malformed frames instead of translated REASONING_* events",
-	"01-plain-missing-required-field":    "a missing required string reads as \"\" in proto3: the event is accepted",
-	"03-lifecycle-error-missing-message": "a missing required string reads as \"\" in proto3: the event is accepted",
-	"03-lifecycle-started-missing-id":    "a missing required string reads as \"\" in proto3: the event is accepted",
-	"04-attribution-on-messages-snapshot": "the schema has no subagent_run_id on MESSAGES_SNAPSHOT: " +
-		"the misplaced tag (dropped with warning G3 from JSON) is not sent at all",
-	"04-attribution-on-run-error":    "the schema has no subagent_run_id on RUN_ERROR: no G3 warning",
-	"04-attribution-on-run-finished": "the schema has no subagent_run_id on RUN_FINISHED: no G3 warning",
-	"04-attribution-on-run-started":  "the schema has no subagent_run_id on RUN_STARTED: no G3 warning",
-	"04-null-interrupt-ids": "interruptIds: null (R4) has no protobuf form: a repeated field holds no null, " +
-		"so the outcome arrives without ids and is accepted",
-	"12-state-delta-unknown-op": "an op outside RFC 6902's six has no JsonPatchOperationType value: the delta " +
-		"arrives as a malformed frame instead of being applied without that op (warning G2)",
-	"14-int-suspended-empty-interrupt-ids": "interruptIds: [] and no interruptIds are one protobuf encoding: " +
-		"the outcome arrives without the empty list",
-}
-
 // TestConformanceOverProto serves every conformance vector over the protobuf
 // framing and checks that the view a client folds, live and from the
 // response recorded to a file, equals the view of its JSON frames folded in
@@ -377,7 +353,7 @@ var protoLossy = map[string]string{
 // the same kind at the same event index. (A diagnostic's rule and message
 // name what was wrong on the wire, which differs where protobuf cannot
 // express the JSON: agenttest then sends a frame the client refuses as
-// malformed, see protoLossy.)
+// malformed, see conformance.ProtoLossy.)
 func TestConformanceOverProto(t *testing.T) {
 	t.Parallel()
 	srv, vectors := vectorServer(t)
@@ -393,7 +369,7 @@ func TestConformanceOverProto(t *testing.T) {
 		fromFile := viewShape(t, foldStream(transport.ReadFile(t.Context(), path, transport.FormatAuto, nil)))
 		assert.JSONEq(t, string(got), string(fromFile), "%s: live and recorded fold alike", v.Name)
 
-		if why, lossy := protoLossy[v.Name]; lossy {
+		if why, lossy := conformance.ProtoLossy[v.Name]; lossy {
 			assert.NotEqual(t, string(want), string(got), "%s is listed as lossy (%s) but folds alike", v.Name, why)
 			continue
 		}

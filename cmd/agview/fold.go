@@ -48,7 +48,15 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 			}
 			return b.End(err), &inputError{name: name, err: err}
 		}
-		_ = b.FoldJSON(f.Data) // a refusal is recorded in the view
+		if !f.Proto {
+			_ = b.FoldJSON(f.Data) // a refusal is recorded in the view
+			continue
+		}
+		if ev, err := f.Decode(); err != nil {
+			b.Refuse("", err)
+		} else {
+			_ = b.Fold(ev)
+		}
 	}
 	return b.End(nil), nil
 }
@@ -106,6 +114,9 @@ func parseCommand(e *env, fs *flag.FlagSet, args []string) ([]string, int, bool)
 	}
 	return pos, 0, false
 }
+
+// formatUsage is the --format flag's help.
+const formatUsage = "input format: auto, jsonl, sse, json (a JSON array) or proto (application/vnd.ag-ui.event+proto frames)"
 
 // formatFlag is the --format flag.
 type formatFlag struct{ f transport.Format }

@@ -13,27 +13,51 @@ readable tree of the runs, the invocation tree (names, statuses, message
 excerpts, tool calls, steps) and the state; with --json, the view's stable JSON
 form (keys messages, state, pendingInterrupts, runs, invocations, diagnostics;
 documented in package view). The view is printed whether or not events were
-rejected.
+rejected. A protobuf recording (the body of an
+application/vnd.ag-ui.event+proto answer) is detected, or named with
+--format proto.
 
-Exit status: 0 every event accepted, 1 any event rejected, 2 unusable input.
+With --emit jsonl or --emit proto nothing is folded: the recording is
+converted, frame by frame, to JSON Lines or to protobuf frames on standard
+output, as it was sent (mistakes included, where the target encoding can
+express them), so that a binary stream can be read. A frame the target
+encoding cannot express is left out and reported on standard error.
+
+Exit status: 0 every event accepted (with --emit: every frame converted),
+1 any event rejected (every frame not converted), 2 unusable input.
 
 Examples:
   agview replay run.jsonl
   agview replay --json run.jsonl | jq '.invocations[] | {subagentRunId, status}'
   agview replay --format sse - < recording.txt
+  agview replay --emit jsonl run.bin | jq -c .
+  curl -sN -H 'Accept: application/vnd.ag-ui.event+proto' -d @input.json $AGENT | agview replay --emit jsonl -
 `
 
 func runReplay(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "replay", "[--json] [--format F] FILE|-", replayHelp)
+	fs := newFlagSet(e, "replay", "[--json] [--format F] [--emit jsonl|proto] FILE|-", replayHelp)
 	asJSON := fs.Bool("json", false, "print the view's JSON form instead of the tree")
 	var format formatFlag
-	fs.Var(&format, "format", "input format: auto, jsonl, sse or json (a JSON array)")
+	fs.Var(&format, "format", formatUsage)
+	emit := fs.String("emit", "", "convert instead of folding: write the frames as jsonl or as proto")
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
 	}
 	path, ok := fileArg(e, "replay", pos)
 	if !ok {
+		return exitUsage
+	}
+	switch *emit {
+	case "":
+	case "jsonl", "proto":
+		if *asJSON {
+			fmt.Fprintln(e.stderr, "agview replay: --emit and --json exclude each other")
+			return exitUsage
+		}
+		return e.convert(ctx, path, format.f, *emit == "proto")
+	default:
+		fmt.Fprintf(e.stderr, "agview replay: --emit %q: want jsonl or proto\n", *emit)
 		return exitUsage
 	}
 	v, err := foldFile(ctx, e, path, format.f)

@@ -26,7 +26,7 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "verify", "[--json] [--format F] FILE|-", verifyHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	var format formatFlag
-	fs.Var(&format, "format", "input format: auto, jsonl, sse or json (a JSON array)")
+	fs.Var(&format, "format", formatUsage)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code

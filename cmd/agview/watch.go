@@ -10,12 +10,15 @@ import (
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/transport"
 	"github.com/agview/agview/tui"
 	"github.com/agview/agview/view"
 )
 
 const watchHelp = `Runs the agent at URL (an HTTP POST of a RunAgentInput answered with
-text/event-stream, or with --ws a WebSocket) and shows the live view: one pane
+text/event-stream, or with --proto asking for the protobuf framing,
+application/vnd.ag-ui.event+proto, SSE being acceptable too; or with --ws a
+WebSocket) and shows the live view: one pane
 per subagent invocation on a terminal (arrows/tab move, enter expands, s shows
 the state, q quits), plain progress lines otherwise. With --json there is no UI:
 the final view's JSON (as "agview replay --json" prints it) is written when the
@@ -29,6 +32,9 @@ Examples:
   agview watch http://localhost:8000/agent
   agview watch --input input.json --header 'Authorization: Bearer $TOKEN' https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
+  agview watch --proto http://localhost:8000/agent
+
+An Accept given with --header is sent as given, whatever --proto says.
 `
 
 // headerFlag collects repeated --header K:V flags.
@@ -45,8 +51,9 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--json] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws | --proto] [--input FILE] [--header K:V]... [--json] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
+	proto := fs.Bool("proto", false, "ask for the protobuf framing (Accept: application/vnd.ag-ui.event+proto, text/event-stream;q=0.5)")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send (default: a new thread, no messages)")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
@@ -57,6 +64,10 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(e.stderr, "agview watch: want exactly one URL argument, got %d\n", len(pos))
+		return exitUsage
+	}
+	if *ws && *proto {
+		fmt.Fprintln(e.stderr, "agview watch: --ws and --proto exclude each other (the protobuf framing is for HTTP)")
 		return exitUsage
 	}
 	var input *event.RunAgentInput
@@ -70,6 +81,9 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	var opts []client.Option
 	if *ws {
 		opts = append(opts, client.WithWebSocket())
+	}
+	if *proto {
+		opts = append(opts, client.WithEncoding(transport.EncodingPreferProto))
 	}
 	for _, h := range headers {
 		opts = append(opts, client.WithHeader(h[0], h[1]))

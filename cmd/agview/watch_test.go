@@ -45,7 +45,7 @@ func TestWatchJSONMatchesReplay(t *testing.T) {
 			if n := len(form.Runs); vec.Accept() && n > 0 && (form.Runs[n-1].Status == "finished" || form.Runs[n-1].Status == "interrupted") {
 				wantCode = exitOK
 			}
-			for _, args := range [][]string{{srv.URL()}, {"--ws", srv.WSURL()}} {
+			for _, args := range [][]string{{srv.URL()}, {"--ws", srv.WSURL()}, {"--proto", srv.URL()}} {
 				code, got, stderr := runCLI(t, nil, append([]string{"watch", "--json"}, args...)...)
 				assert.Equal(t, wantCode, code, "%v: stderr %s", args, stderr)
 				if wantCode != exitOK {

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/transport"
+)
+
+// convert writes the frames of the recording at path (- = stdin) to stdout
+// as JSON Lines, or with proto as protobuf frames: "agview replay --emit".
+// Each frame is carried as it was sent (event.ProtoJSON from protobuf,
+// event.AppendProtoJSON to it); a frame that JSON read so cannot go becomes
+// what it decodes to. A frame with no form in the target encoding is left
+// out and reported. It returns the exit code.
+func (e *env) convert(ctx context.Context, path string, format transport.Format, proto bool) int {
+	var frames func(yield func(transport.Frame, error) bool)
+	if path == "-" {
+		frames = transport.ReadFrames(ctx, e.stdin, format, nil)
+	} else {
+		frames = transport.ReadFileFrames(ctx, path, format, nil)
+	}
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	var buf []byte
+	left := 0
+	for f, err := range frames {
+		if err != nil {
+			w.Flush()
+			fmt.Fprintf(e.stderr, "agview replay: %s: %v\n", displayName(path), err)
+			return exitUsage
+		}
+		var cerr error
+		switch {
+		case proto && f.Proto:
+			buf = binary.BigEndian.AppendUint32(buf[:0], uint32(len(f.Data)))
+			buf = append(buf, f.Data...)
+		case proto:
+			buf, cerr = protoFrame(buf[:0], f.Data)
+		case f.Proto:
+			var js []byte
+			if js, cerr = event.ProtoJSON(f.Data); cerr == nil {
+				buf = append(append(buf[:0], js...), '\n')
+			}
+		default:
+			buf = append(append(buf[:0], f.Data...), '\n')
+		}
+		if cerr != nil {
+			left++
+			fmt.Fprintf(e.stderr, "agview replay: %s: frame %d (byte %d) left out: %v\n", displayName(path), f.Index, f.Offset, cerr)
+			continue
+		}
+		if _, err := w.Write(buf); err != nil {
+			fmt.Fprintf(e.stderr, "agview replay: %v\n", err)
+			return exitUsage
+		}
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(e.stderr, "agview replay: %v\n", err)
+		return exitUsage
+	}
+	if left > 0 {
+		fmt.Fprintf(e.stderr, "agview replay: %s: %d frames had no form in the target encoding\n", displayName(path), left)
+		return exitRejected
+	}
+	return exitOK
+}
+
+// protoFrame appends the JSON frame data as a protobuf frame: carried member
+// by member, or, when that cannot be, as the event it decodes to.
+func protoFrame(dst, data []byte) ([]byte, error) {
+	n := len(dst)
+	b, err := event.AppendProtoJSON(append(dst, 0, 0, 0, 0), data)
+	if err != nil {
+		ev, derr := event.Decode(data)
+		if derr != nil {
+			return dst, err
+		}
+		if b, err = event.AppendProto(append(dst, 0, 0, 0, 0), ev); err != nil {
+			return dst, err
+		}
+	}
+	binary.BigEndian.PutUint32(b[n:], uint32(len(b)-n-4))
+	return b, nil
+}
