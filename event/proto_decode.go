@@ -19,8 +19,9 @@ import (
 // message.
 const MediaTypeProto = "application/vnd.ag-ui.event+proto"
 
-// maxProtoDepth bounds the nesting of messages and google.protobuf.Value
-// inside one event, as the JSON decoder bounds documents (G21).
+// maxProtoDepth bounds the nesting of google.protobuf.Value (one level per
+// JSON value, a Struct's or a ListValue's included) and of messages inside one
+// event, as the JSON decoder bounds documents (G21).
 const maxProtoDepth = 10000
 
 // DecodeProto decodes one event from its protobuf form: the bytes of one
@@ -56,6 +57,11 @@ func DecodeProto(msg []byte) (Event, error) {
 	if e, ok := decodeProtoFast(msg); ok {
 		return e, nil
 	}
+	return decodeProtoGeneral(msg)
+}
+
+// decodeProtoGeneral is DecodeProto without the fast path.
+func decodeProtoGeneral(msg []byte) (Event, error) {
 	d := pdecPool.Get().(*pdec)
 	defer d.release()
 	d.src = msg
@@ -170,6 +176,10 @@ func (d *pdec) scan(b []byte, base int, occs []pocc) []pocc {
 			d.fail(base+i, "malformed protobuf: "+protowire.ParseError(n).Error())
 			return occs
 		}
+		if num > protowire.MaxValidNumber {
+			d.fail(base+i, "malformed protobuf: field number "+strconv.FormatInt(int64(num), 10)+" is out of range")
+			return occs
+		}
 		o := pocc{num: num, typ: typ, off: base + i}
 		i += n
 		var m int
@@ -188,9 +198,7 @@ func (d *pdec) scan(b []byte, base int, occs []pocc) []pocc {
 			m = protowire.ConsumeFieldValue(num, typ, b[i:])
 		}
 		if m < 0 {
-			d.push(strconv.Itoa(int(num)))
 			d.fail(o.off, "malformed protobuf in field "+strconv.Itoa(int(num))+": "+protowire.ParseError(m).Error())
-			d.pop()
 			return occs
 		}
 		i += m
@@ -207,6 +215,36 @@ func last(occs []pocc, num protowire.Number) *pocc {
 		}
 	}
 	return nil
+}
+
+// once checks the occurrences of the singular field num other than the
+// last, which the caller reads: a message field may appear once (protobuf
+// would merge the occurrences, which no encoder writes); a scalar may repeat,
+// the last winning, but each occurrence must be well-formed (scalar says it
+// is one: a string when str, else a varint).
+func (d *pdec) once(occs []pocc, num protowire.Number, scalar, str bool) {
+	var lastOne *pocc
+	for i := len(occs) - 1; i >= 0; i-- {
+		o := &occs[i]
+		if o.num != num {
+			continue
+		}
+		if lastOne == nil {
+			lastOne = o
+			continue
+		}
+		switch {
+		case !scalar:
+			d.fail(lastOne.off, "protobuf field "+strconv.Itoa(int(num))+" appears more than once")
+		case str && d.want(o, protowire.BytesType) && !utf8.Valid(o.b):
+			d.fail(o.off, "string is not valid UTF-8, which protobuf requires")
+		case !str:
+			d.want(o, protowire.VarintType)
+		}
+		if d.err != nil {
+			return
+		}
+	}
 }
 
 // want checks o's wire type.
@@ -278,6 +316,12 @@ func (d *pdec) event() (protowire.Number, *DecodeError) {
 	for i := range occs {
 		n := occs[i].num
 		if int(n) < len(eventArms) && eventArms[n].msg != nil {
+			if arm != nil {
+				d.push("type")
+				d.fail(occs[i].off, "the ag_ui.Event sets more than one oneof arm")
+				d.pop()
+				return 0, d.err
+			}
 			arm = &occs[i]
 		} else {
 			unknown = n
@@ -305,7 +349,8 @@ func (d *pdec) event() (protowire.Number, *DecodeError) {
 	d.mark(arm.off)
 	d.out = append(d.out, `{"type":`...)
 	d.out = jsonstr.AppendValid(d.out, string(a.typ))
-	if be := last(fields, 1); be != nil {
+	d.once(fields, 1, false, false)
+	if be := last(fields, 1); be != nil && d.err == nil {
 		d.base(a, be)
 	}
 	d.fields(a.msg, fields)
@@ -328,6 +373,13 @@ func (d *pdec) base(a *parm, be *pocc) {
 	}
 	var arr [4]pocc
 	occs := d.scan(be.b, d.valueStart(be), arr[:0])
+	d.once(occs, 1, true, false)
+	d.once(occs, 2, true, false)
+	d.once(occs, 3, false, false)
+	d.once(occs, 4, false, false)
+	if d.err != nil {
+		return
+	}
 	if o := last(occs, 1); o != nil && d.want(o, protowire.VarintType) {
 		if v := int32(o.v); int64(o.v) != int64(v) || v < 0 || int(v) >= len(enumNames) {
 			d.push("type")
@@ -403,6 +455,7 @@ func (d *pdec) fields(m *pmsg, occs []pocc) {
 			d.list(f, occs)
 			continue
 		}
+		d.once(occs, f.num, f.kind <= pkBool || f.kind == pkOp, f.kind == pkString)
 		o := last(occs, f.num)
 		if o == nil {
 			if f.always {
@@ -518,8 +571,9 @@ func count(occs []pocc, num protowire.Number) int {
 
 // outcomeType reads a flattened outcome string (field num): "" when absent.
 func (d *pdec) outcomeType(occs []pocc, num protowire.Number) (string, *pocc) {
+	d.once(occs, num, true, true)
 	o := last(occs, num)
-	if o == nil {
+	if o == nil || d.err != nil {
 		return "", nil
 	}
 	if !d.want(o, protowire.BytesType) {
@@ -534,11 +588,14 @@ func (d *pdec) outcomeType(occs []pocc, num protowire.Number) (string, *pocc) {
 }
 
 // runOutcome writes RUN_FINISHED's outcome from outcome (5), interrupts (6)
-// and pending_tool_call_ids (8), as @ag-ui/proto@1.0.0 reads them: "" is no
-// outcome, any other string the outcome's type.
+// and pending_tool_call_ids (8): "" is no outcome, any other string the
+// outcome's type, with the interrupts and ids given (the interrupts always
+// for "interrupt"); the JSON decoder then judges the outcome as it judges
+// JSON. Interrupts or ids without an outcome are refused.
 func (d *pdec) runOutcome(occs []pocc) {
 	t, o := d.outcomeType(occs, 5)
-	if t == "" || d.err != nil {
+	n6, n8 := count(occs, 6), count(occs, 8)
+	if d.err != nil || !d.outcomeGiven(t, occs, 6, 8) {
 		return
 	}
 	d.key("outcome")
@@ -546,23 +603,39 @@ func (d *pdec) runOutcome(occs []pocc) {
 	d.mark(o.off)
 	d.out = append(d.out, `{"type":`...)
 	d.out = jsonstr.Append(d.out, t, jsonstr.Go)
-	switch t {
-	case "interrupt":
+	if t == "interrupt" || n6 > 0 {
 		d.list(&pfield{num: 6, name: "interrupts", kind: pkMsg, msg: pbInterrupt, rep: true, always: true}, occs)
-	case "success":
-		if count(occs, 8) > 0 {
-			d.strings("pendingToolCallIds", 8, occs)
-		}
+	}
+	if n8 > 0 {
+		d.strings("pendingToolCallIds", 8, occs)
 	}
 	d.out = append(d.out, '}')
 	d.pop()
 }
 
+// outcomeGiven reports whether the flattened outcome t is given; when it is
+// not, the lists of the fields nums must be empty too (else the event is
+// refused).
+func (d *pdec) outcomeGiven(t string, occs []pocc, nums ...protowire.Number) bool {
+	if t != "" {
+		return true
+	}
+	for _, n := range nums {
+		if o := last(occs, n); o != nil {
+			d.push("outcome")
+			d.fail(o.off, "protobuf field "+strconv.Itoa(int(n))+" belongs to an outcome, and none is given")
+			d.pop()
+		}
+	}
+	return false
+}
+
 // subOutcome writes SUBAGENT_FINISHED's outcome from outcome (4) and
-// interrupt_ids (5).
+// interrupt_ids (5), the ids whatever the type (the reducer refuses them on
+// anything but "suspended", rule R14).
 func (d *pdec) subOutcome(occs []pocc) {
 	t, o := d.outcomeType(occs, 4)
-	if t == "" || d.err != nil {
+	if d.err != nil || !d.outcomeGiven(t, occs, 5) {
 		return
 	}
 	d.key("outcome")
@@ -570,7 +643,7 @@ func (d *pdec) subOutcome(occs []pocc) {
 	d.mark(o.off)
 	d.out = append(d.out, `{"type":`...)
 	d.out = jsonstr.Append(d.out, t, jsonstr.Go)
-	if t == "suspended" && count(occs, 5) > 0 {
+	if count(occs, 5) > 0 {
 		d.strings("interruptIds", 5, occs)
 	}
 	d.out = append(d.out, '}')
@@ -693,6 +766,8 @@ func (d *pdec) msgContent(occs []pocc) {
 	if o := last(occs, 2); o != nil && o.typ == protowire.BytesType {
 		role = string(o.b)
 	}
+	d.once(occs, 3, true, true)
+	d.once(occs, 13, false, false)
 	s, p, m := carriers(occs, 3, 8, 13)
 	fail := func(reason string) {
 		off := 0
@@ -754,7 +829,11 @@ func btoi(b bool) int {
 // resultContent writes TOOL_CALL_RESULT's content: content (5), else the
 // parts (7).
 func (d *pdec) resultContent(occs []pocc) {
+	d.once(occs, 5, true, true)
 	s, p, _ := carriers(occs, 5, 7, 0)
+	if d.err != nil {
+		return
+	}
 	if s && p {
 		d.push("content")
 		d.fail(last(occs, 7).off, "the result carries both string content and content parts")
@@ -789,6 +868,10 @@ func (d *pdec) value(o *pocc) {
 	var kind *pocc
 	for i := range occs {
 		if occs[i].num >= 1 && occs[i].num <= 6 {
+			if kind != nil {
+				d.fail(occs[i].off, "the google.protobuf.Value sets more than one kind")
+				return
+			}
 			kind = &occs[i]
 		}
 	}
@@ -850,11 +933,6 @@ func (d *pdec) structObj(o *pocc) {
 	if !d.want(o, protowire.BytesType) {
 		return
 	}
-	if d.depth++; d.depth > maxProtoDepth {
-		d.fail(o.off, "nested deeper than 10000 levels")
-		return
-	}
-	defer func() { d.depth-- }()
 	var arr [8]pocc
 	entries := d.scan(o.b, d.valueStart(o), arr[:0])
 	d.out = append(d.out, '{')
@@ -868,6 +946,11 @@ func (d *pdec) structObj(o *pocc) {
 		}
 		var arr2 [2]pocc
 		kv := d.scan(e.b, d.valueStart(e), arr2[:0])
+		d.once(kv, 1, true, true)
+		d.once(kv, 2, false, false)
+		if d.err != nil {
+			return
+		}
 		key, v := "", last(kv, 2)
 		if k := last(kv, 1); k != nil {
 			if !d.want(k, protowire.BytesType) {

@@ -404,30 +404,13 @@ func (w *penc) field(f *pfield, raw []byte) {
 			w.fail("an outcome without a type has no protobuf form: the flattened outcome \"\" means no outcome")
 			return
 		}
-		extra := ""
-		switch {
-		case f.kind == pkRunOutcome && t == "interrupt":
-			extra = "interrupts"
-		case f.kind == pkRunOutcome && t == "success":
-			extra = "pendingToolCallIds"
-		case f.kind == pkSubOutcome && t == "suspended":
-			extra = "interruptIds"
-		}
-		for _, m := range om {
-			if m.name != "type" && m.name != extra {
-				w.fail("a " + strconv.Quote(t) + " outcome carrying " + m.name + " has no protobuf form: " +
-					"the flattened outcome carries " + m.name + " with no other type")
-				return
-			}
-		}
 		w.string(f.num, t)
-		switch {
-		case f.kind == pkRunOutcome && t == "interrupt":
-			w.field(&pfield{num: 6, kind: pkMsg, msg: pbInterrupt, rep: true}, find(om, "interrupts"))
-		case f.kind == pkSubOutcome && t == "suspended":
-			if ids := find(om, "interruptIds"); ids != nil {
-				w.strings(5, ids)
+		if f.kind == pkRunOutcome {
+			if list := find(om, "interrupts"); list != nil {
+				w.field(&pfield{num: 6, kind: pkMsg, msg: pbInterrupt, rep: true}, list)
 			}
+		} else if ids := find(om, "interruptIds"); ids != nil {
+			w.strings(5, ids)
 		}
 	case pkRunPending:
 		om := members(raw)

@@ -74,7 +74,6 @@ var unprotobufable = map[string]string{
 	"12-state-delta-unknown-op":                  `a JSON Patch op outside RFC 6902's six ("increment") has no JsonPatchOperationType value`,
 	"14-int-outcome-missing-type":                `a SUBAGENT_FINISHED outcome without a type: the flattened outcome "" means no outcome`,
 	"14-int-outcome-null-type":                   `a SUBAGENT_FINISHED outcome with type null: the flattened outcome "" means no outcome`,
-	"14-int-success-outcome-with-interrupt-ids":  "a success SUBAGENT_FINISHED outcome carrying interruptIds: the flattened outcome has interrupt_ids for suspended only",
 }
 
 // TestProtoConformanceRoundTrip encodes every decodable event of every

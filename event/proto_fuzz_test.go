@@ -1,0 +1,98 @@
+package event
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/agview/agview/internal/agpb"
+	"github.com/agview/agview/internal/conformance"
+)
+
+// protoSeeds returns ag_ui.Event messages to start from: every frame the
+// reference encoder recorded, and every conformance event AppendProto encodes.
+func protoSeeds(tb testing.TB) [][]byte {
+	var out [][]byte
+	bins, _ := filepath.Glob(filepath.Join("..", "testdata", "proto", "*.bin"))
+	for _, bin := range bins {
+		data, err := os.ReadFile(bin)
+		require.NoError(tb, err)
+		for len(data) >= 4 {
+			n := int(data[0])<<24 | int(data[1])<<16 | int(data[2])<<8 | int(data[3])
+			out = append(out, data[4:4+n])
+			data = data[4+n:]
+		}
+	}
+	vectors, err := conformance.Load()
+	require.NoError(tb, err)
+	for _, v := range vectors {
+		for _, raw := range v.Events {
+			if e, err := Decode(raw); err == nil {
+				if b, err := AppendProto(nil, e); err == nil {
+					out = append(out, b)
+				}
+			}
+			if b, err := AppendProtoJSON(nil, raw); err == nil {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// FuzzDecodeProto feeds DecodeProto arbitrary messages: frames of any
+// length, fields of any wire type, nested messages and values. It checks
+// that nothing panics; that the fast path and the general path agree; that a
+// refusal names a field and an offset inside the message; that what decodes
+// encodes again and decodes to the same event; and that whatever the
+// generated code (internal/agpb) refuses as malformed, DecodeProto refuses
+// too.
+func FuzzDecodeProto(f *testing.F) {
+	for _, s := range protoSeeds(f) {
+		f.Add(s)
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0x12, 0x00})
+	f.Add([]byte{0xfa, 0x02, 0x00})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		e, err := DecodeProto(msg)
+		if fe, ok := decodeProtoFast(msg); ok {
+			ge, gerr := decodeProtoGeneral(msg)
+			require.NoError(t, gerr, "the fast path accepted what the general path refuses")
+			require.Equal(t, canonical(ge), canonical(fe), "the paths disagree")
+			require.Equal(t, warningSet(ge), warningSet(fe))
+		}
+		js, jerr := ProtoJSON(msg)
+		var de *DecodeError
+		var ut *UnknownTypeError
+		switch {
+		case errors.As(err, &de):
+			require.Nil(t, e)
+			require.GreaterOrEqual(t, de.Offset, int64(0), "%v", de)
+			require.LessOrEqual(t, de.Offset, int64(len(msg)), "%v", de)
+			require.True(t, de.Pointer == "" || de.Pointer[0] == '/', "%v", de)
+		case errors.As(err, &ut):
+			require.NotZero(t, ut.Arm)
+			require.ErrorAs(t, jerr, &ut)
+		case err != nil:
+			t.Fatalf("an error of type %T: %v", err, err)
+		default:
+			require.NoError(t, jerr, "ProtoJSON refuses what DecodeProto accepts")
+			again, derr := Decode(js)
+			require.NoError(t, derr, "ProtoJSON's form decodes: %s", js)
+			require.Equal(t, canonical(e), canonical(again))
+			b, err := AppendProto(nil, e)
+			require.NoError(t, err, "a decoded event encodes")
+			back, err := DecodeProto(b)
+			require.NoError(t, err)
+			require.Equal(t, canonical(e), canonical(back))
+		}
+		if len(msg) < 2048 && proto.Unmarshal(msg, &agpb.Event{}) != nil {
+			require.Error(t, err, "the generated code refuses this message")
+		}
+	})
+}
