@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/agview/agview/internal/agpb"
 	"github.com/agview/agview/internal/conformance"
@@ -95,4 +97,73 @@ func FuzzDecodeProto(f *testing.F) {
 			require.Error(t, err, "the generated code refuses this message")
 		}
 	})
+}
+
+// TestProtoMatchesGeneratedCode checks AppendProto against the code
+// protoc-gen-go generates from the shared schema (internal/agpb): every
+// encoding of a conformance event parses with it, names the same arm, and,
+// for the arms the shared schema defines, is what the generated code writes
+// for the message it parsed (deterministic marshalling, which sorts Struct
+// keys, so only where no Struct holds two keys or more).
+func TestProtoMatchesGeneratedCode(t *testing.T) {
+	vectors, err := conformance.Load()
+	require.NoError(t, err)
+	same, checked := 0, 0
+	for _, v := range vectors {
+		for _, raw := range v.Events {
+			e, err := Decode(raw)
+			if err != nil {
+				continue
+			}
+			b, err := AppendProto(nil, e)
+			if err != nil {
+				continue
+			}
+			var m agpb.Event
+			require.NoError(t, proto.Unmarshal(b, &m), "%s: %s", v.Name, raw)
+			arm := armOf[e.EventType()]
+			if arm > 21 {
+				require.Nil(t, m.Event, "arm %d is not in the shared schema", arm)
+				continue
+			}
+			require.NotNil(t, m.Event, "%s: %s", v.Name, raw)
+			require.Equal(t, int(arm), int(m.ProtoReflect().WhichOneof(m.ProtoReflect().Descriptor().Oneofs().Get(0)).Number()))
+			if len(m.ProtoReflect().GetUnknown()) > 0 || hasWideStruct(m.ProtoReflect()) {
+				continue
+			}
+			again, err := proto.MarshalOptions{Deterministic: true}.Marshal(&m)
+			require.NoError(t, err)
+			checked++
+			if assert.Equal(t, b, again, "%s: %s", v.Name, raw) {
+				same++
+			}
+		}
+	}
+	require.Greater(t, checked, 1000)
+	t.Logf("%d of %d encodings byte-identical to the generated code's", same, checked)
+}
+
+// hasWideStruct reports whether m holds a google.protobuf.Struct with two
+// keys or more, or fields the generated code does not know.
+func hasWideStruct(m protoreflect.Message) bool {
+	wide := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			wide = wide || v.Map().Len() > 1
+			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+				wide = wide || hasWideStruct(mv.Message())
+				return !wide
+			})
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len() && !wide; i++ {
+				wide = hasWideStruct(v.List().Get(i).Message())
+			}
+		case fd.Message() != nil:
+			wide = hasWideStruct(v.Message())
+		}
+		wide = wide || len(m.GetUnknown()) > 0
+		return !wide
+	})
+	return wide
 }
