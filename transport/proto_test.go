@@ -413,3 +413,82 @@ func fetchProto(t *testing.T, srv *agenttest.Server, name string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// protoParse is what reading a protobuf recording gives: the frames' bytes
+// and offsets, and the error that ended it.
+type protoParse struct {
+	frames  [][]byte
+	offsets []int64
+	err     error
+}
+
+func readProto(r io.Reader, max int) protoParse {
+	var p protoParse
+	for f, err := range transport.ReadFrames(context.Background(), r, transport.FormatProto, &transport.Options{MaxEventBytes: max}) {
+		if err != nil {
+			p.err = err
+			break
+		}
+		p.frames = append(p.frames, f.Data)
+		p.offsets = append(p.offsets, f.Offset)
+	}
+	return p
+}
+
+// FuzzProtoFraming reads any input as protobuf frames: it never panics; how
+// the input is cut into reads never changes the result; each frame starts
+// where the previous one ended and holds exactly the bytes its length
+// announces; the input ends cleanly, mid-frame (KindTruncated) or at a length
+// over the limit (KindLimit) and nowhere else; and every frame survives
+// DecodeProto without a panic.
+func FuzzProtoFraming(f *testing.F) {
+	events := decodeAll(f, sample)
+	var rec []byte
+	for _, e := range events {
+		rec, _ = event.AppendProtoFrame(rec, e)
+	}
+	f.Add(rec, 1024)
+	f.Add(rec[:len(rec)-3], 1<<20)
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0}, 16)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff}, 16)
+	f.Fuzz(func(t *testing.T, in []byte, max int) {
+		if max <= 0 || max > 1<<20 {
+			max = 1 << 20
+		}
+		whole := readProto(bytes.NewReader(in), max)
+		bytewise := readProto(iotestOneByte(in), max)
+		if len(whole.frames) != len(bytewise.frames) || endKind(whole.err) != endKind(bytewise.err) {
+			t.Fatalf("one byte per read: %d frames ending %v, want %d ending %v",
+				len(bytewise.frames), bytewise.err, len(whole.frames), whole.err)
+		}
+		at := int64(0)
+		for i, fr := range whole.frames {
+			if !bytes.Equal(fr, bytewise.frames[i]) {
+				t.Fatalf("frame %d differs when read byte by byte", i)
+			}
+			if whole.offsets[i] != at {
+				t.Fatalf("frame %d at %d, want %d", i, whole.offsets[i], at)
+			}
+			n := int64(len(fr))
+			if got := int64(in[at])<<24 | int64(in[at+1])<<16 | int64(in[at+2])<<8 | int64(in[at+3]); got != n {
+				t.Fatalf("frame %d holds %d bytes, its length says %d", i, n, got)
+			}
+			at += 4 + n
+			_, _ = event.DecodeProto(fr)
+		}
+		switch k := endKind(whole.err); k {
+		case 0:
+			if at != int64(len(in)) {
+				t.Fatalf("a clean end at byte %d of %d", at, len(in))
+			}
+		case transport.KindTruncated:
+		case transport.KindLimit:
+			n := int64(in[at])<<24 | int64(in[at+1])<<16 | int64(in[at+2])<<8 | int64(in[at+3])
+			if n <= int64(max) {
+				t.Fatalf("KindLimit for a %d-byte frame under the %d limit", n, max)
+			}
+		default:
+			t.Fatalf("an in-memory input ends cleanly, truncated or over the limit, got %v", whole.err)
+		}
+	})
+}
