@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -70,10 +71,13 @@ func decodeProtoGeneral(msg []byte) (Event, error) {
 	} else if arm != 0 {
 		return nil, &UnknownTypeError{Arm: int(arm)}
 	}
-	e, err := decodeReference(d.out)
-	var de *DecodeError
-	if errors.As(err, &de) {
-		de.Offset = d.protoOffset(de.Offset)
+	e, err := Decode(d.out)
+	if err != nil {
+		// Transcode again, noting where each JSON value came from, to
+		// turn the error's JSON offset into one in msg.
+		d.out, d.path, d.typ, d.depth, d.track = d.out[:0], d.path[:0], "", 0, true
+		d.event()
+		d.relocate(err)
 	}
 	return e, err
 }
@@ -110,6 +114,7 @@ type pdec struct {
 	marks []pmark  // where each written value came from
 	typ   Type
 	depth int
+	track bool // record marks
 	err   *DecodeError
 }
 
@@ -127,11 +132,20 @@ type pocc struct {
 }
 
 func (d *pdec) release() {
-	if cap(d.out) > 1<<16 || cap(d.marks) > 1<<12 {
-		return
+	if cap(d.out) > 1<<20 || cap(d.marks) > 1<<14 {
+		return // let an unusually large buffer go
 	}
-	d.src, d.out, d.path, d.marks, d.typ, d.depth, d.err = nil, d.out[:0], d.path[:0], d.marks[:0], "", 0, nil
+	d.src, d.out, d.path, d.marks, d.typ, d.depth, d.track, d.err = nil, d.out[:0], d.path[:0], d.marks[:0], "", 0, false, nil
 	pdecPool.Put(d)
+}
+
+// relocate makes the offset of a *DecodeError from the event's JSON an
+// offset in src.
+func (d *pdec) relocate(err error) {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		de.Offset = d.protoOffset(de.Offset)
+	}
 }
 
 // protoOffset maps an offset in the JSON to the offset in src of the field
@@ -256,6 +270,10 @@ func (d *pdec) want(o *pocc, t protowire.Type) bool {
 	return false
 }
 
+// view returns b as a string without copying it, for a call that does not
+// keep the string.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func wireTypeName(t protowire.Type) string {
 	switch t {
 	case protowire.VarintType:
@@ -272,7 +290,11 @@ func wireTypeName(t protowire.Type) string {
 	return strconv.Itoa(int(t))
 }
 
-func (d *pdec) mark(p int) { d.marks = append(d.marks, pmark{j: len(d.out), p: p}) }
+func (d *pdec) mark(p int) {
+	if d.track {
+		d.marks = append(d.marks, pmark{j: len(d.out), p: p})
+	}
+}
 
 // key writes the member name k, after a comma unless it is the first.
 func (d *pdec) key(k string) {
@@ -299,7 +321,7 @@ func (d *pdec) str(o *pocc) {
 		d.fail(o.off, "string is not valid UTF-8, which protobuf requires")
 		return
 	}
-	d.out = jsonstr.Append(d.out, string(o.b), jsonstr.Go)
+	d.out = jsonstr.Append(d.out, view(o.b), jsonstr.Go)
 }
 
 // event transcodes src, an ag_ui.Event. It returns the field number of the

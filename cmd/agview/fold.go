@@ -48,14 +48,11 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 			}
 			return b.End(err), &inputError{name: name, err: err}
 		}
-		if !f.Proto {
-			_ = b.FoldJSON(f.Data) // a refusal is recorded in the view
-			continue
-		}
-		if ev, err := f.Decode(); err != nil {
-			b.Refuse("", err)
+		// A refusal is recorded in the view.
+		if f.Proto {
+			_ = b.FoldProto(f.Data)
 		} else {
-			_ = b.Fold(ev)
+			_ = b.FoldJSON(f.Data)
 		}
 	}
 	return b.End(nil), nil

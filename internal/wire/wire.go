@@ -23,6 +23,11 @@ type Delta struct {
 	Escaped bool   // Text holds escapes: decode it with AppendUnescaped
 }
 
+// ScanProtoDelta is ScanDelta for one ag_ui.Event protobuf message: it
+// reads the shapes event.DecodeProto's fast path accepts. Its Text holds no
+// escapes (Escaped is false). Package event sets it.
+var ScanProtoDelta func(msg []byte) (Delta, bool)
+
 // ScanDelta reads data as a streamed delta. It reports false when
 // data is anything else, or a delta in a shape it leaves to event.Decode.
 // Package event sets it; it is never nil once event is initialised.
