@@ -34,10 +34,27 @@
 // through Encode and Decode. For every event e that Decode returns,
 // Decode(Encode(e)) equals e, up to the formatting of raw values.
 //
+// # Protobuf
+//
+// DecodeProto decodes one ag_ui.Event message of AG-UI's protobuf encoding
+// (application/vnd.ag-ui.event+proto) into the same event types, with the
+// same checks, errors and warnings as the event's JSON: it transcodes the
+// message to JSON and decodes that (the common all-string events take a fast
+// path that gives the same result), and names the field's JSON pointer and
+// byte offset in the message when it refuses one. AppendProto and
+// AppendProtoFrame encode, byte for byte as the reference encoder
+// (@ag-ui/encoder@1.0.0) does; AppendProtoJSON and ProtoJSON convert an
+// event's JSON to protobuf and back without checking it, for tools that must
+// carry a producer's mistakes. The schema is ../shared/spec/proto's
+// (internal/agpb holds the copy and the code protoc-gen-go makes of it) with
+// the arms and fields @ag-ui/proto@1.0.0 adds, so the 31 event types of the
+// 1.0 release all have a protobuf form; the deprecated THINKING_* types have
+// none.
+//
 // # Concurrency
 //
-// Decode, Encode and DecodeInput are safe to call from any number of
-// goroutines. Events are plain values: a decoded event owns its memory (the
+// Decode, Encode, DecodeInput and the protobuf functions are safe to call
+// from any number of goroutines. Events are plain values: a decoded event owns its memory (the
 // input may be reused as soon as Decode returns); an event may be read from
 // any number of goroutines once built, and must not be written while others
 // read it. A Decoder is for one goroutine at a time.

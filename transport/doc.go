@@ -1,7 +1,9 @@
-// Package transport is where AG-UI events come from: a live agent over SSE or
-// WebSocket, or a recorded stream (JSON Lines, SSE text, a JSON array). It
+// Package transport is where AG-UI events come from: a live agent over SSE
+// (or the protobuf framing the same request can negotiate) or WebSocket, or a
+// recorded stream (JSON Lines, SSE text, a JSON array, protobuf frames). It
 // frames the bytes, enforces size limits, decodes each frame with
-// event.Decode and says how the stream ended. It does not interpret events
+// event.Decode (event.DecodeProto for a protobuf frame) and says how the
+// stream ended. It does not interpret events
 // beyond decoding them: verifying and folding is the reducer's job.
 //
 // # Sources
@@ -47,14 +49,31 @@
 // # SSE
 //
 // A run is one POST of the RunAgentInput as JSON, with Accept:
-// text/event-stream. The answer must be 2xx (else KindStatus, with the status
-// and a bounded excerpt of the body) and text/event-stream (else
-// KindContentType). The body is parsed by the WHATWG rules (LF, CRLF and CR
+// text/event-stream (Options.Encoding can ask for protobuf instead; an Accept
+// in Options.Header is sent as given). The answer must be 2xx (else
+// KindStatus, with the status and a bounded excerpt of the body) and
+// text/event-stream or application/vnd.ag-ui.event+proto, whatever was asked
+// (else KindContentType, naming the Content-Type received). An
+// event-stream body is parsed by the WHATWG rules (LF, CRLF and CR
 // line ends, a leading BOM, comments, multi-line data, event, id, retry);
 // each dispatched event's data is one frame, whatever its event type. The
 // last event id is kept as a cursor (SSE.LastEventID). Unlike the reference
 // TypeScript client, which splits on "\n\n" only, CRLF and CR streams are
 // accepted.
+//
+// # Protobuf framing
+//
+// AG-UI's binary encoding (PROTOCOL.md §2.4), media type
+// application/vnd.ag-ui.event+proto: each frame is a 4-byte big-endian length
+// and one ag_ui.Event message, decoded with event.DecodeProto into the same
+// events as JSON. Options.Encoding asks for it over HTTP:
+// EncodingPreferProto sends Accept: application/vnd.ag-ui.event+proto,
+// text/event-stream;q=0.5 and EncodingProto the protobuf type alone; the
+// reference server encoder (@ag-ui/encoder@1.0.0) answers in protobuf
+// whenever the Accept admits it, as AcceptsProto tells. A length over
+// Options.MaxEventBytes is refused from its four bytes (KindLimit), before
+// anything is allocated for the frame; a stream that ends inside a length or
+// a message ends with KindTruncated. Frame.Proto marks a protobuf frame.
 //
 // # WebSocket framing
 //
@@ -81,8 +100,10 @@
 // FormatJSONL is one event per line (blank lines skipped, CRLF accepted, the
 // last line may lack its LF); FormatSSE the text/event-stream format;
 // FormatJSONArray a JSON array of events, streamed element by element so that
-// memory stays bounded by the largest event. FormatAuto detects the format
-// from the first significant byte.
+// memory stays bounded by the largest event; FormatProto protobuf frames (the
+// body of an application/vnd.ag-ui.event+proto answer). FormatAuto detects
+// the format from the first significant byte (a zero byte is a protobuf
+// frame's length).
 //
 // # Limits
 //
