@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/internal/conformance"
 )
 
 // TestHelpOnce checks that every command's --help prints its help once, on
@@ -224,4 +226,50 @@ func TestProgress(t *testing.T) {
 	e = &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, stderrTerminal: true, progressMin: 1 << 30}
 	e.dispatch(t.Context(), []string{"verify", path})
 	assert.Empty(t, errb.String())
+}
+
+// TestExplain checks "agview explain": the list, one rule, and an unknown id.
+func TestExplain(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "explain")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "R15  A continuation agrees with its opener's owner\n")
+	assert.Contains(t, out, "V7   TEXT_MESSAGE_CONTENT and END need an open message\n")
+
+	code, out, _ = runCLI(t, nil, "explain", "r15")
+	assert.Equal(t, exitOK, code)
+	for _, want := range []string{
+		"R15: A continuation agrees with its opener's owner",
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi","subagentRunId":"sub-2"}`,
+		"agview rejects the last event:",
+		"line 3: event 2 (TEXT_MESSAGE_CONTENT): R15: subagentRunId 'sub-2' does not match",
+		"Fix: ",
+	} {
+		assert.Contains(t, out, want)
+	}
+
+	code, _, errOut := runCLI(t, nil, "explain", "R99")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `no rule "R99"`)
+}
+
+// TestExplainCoversVerify checks that every rule verify prints for the
+// conformance vectors can be explained.
+func TestExplainCoversVerify(t *testing.T) {
+	vecs, err := conformance.Load()
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, vec := range vecs {
+		path := writeVector(t, vec)
+		_, out, _ := runCLI(t, nil, "verify", "--json", path)
+		var rep verifyReport
+		require.NoError(t, json.Unmarshal([]byte(out), &rep))
+		for _, d := range append(rep.Violations, rep.Warnings...) {
+			if seen[d.Rule] {
+				continue
+			}
+			seen[d.Rule] = true
+			code, _, errOut := runCLI(t, nil, "explain", d.Rule)
+			assert.Equal(t, exitOK, code, "%s (from %s): %s", d.Rule, vec.Name, errOut)
+		}
+	}
 }

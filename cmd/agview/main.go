@@ -76,6 +76,7 @@ func commands() []command {
 		{"replay", "fold a recorded stream and print the final view", runReplay},
 		{"watch", "run an agent and show the live view", runWatch},
 		{"demo", "watch the embedded demo agent (no network, no set-up)", runDemo},
+		{"explain", "explain a rule id that verify prints (R15, V7, …)", runExplain},
 	}
 }
 
