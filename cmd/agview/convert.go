@@ -10,27 +10,26 @@ import (
 	"github.com/agview/agview/transport"
 )
 
-// convert writes the frames of the recording at path (- = stdin) to stdout
-// as JSON Lines, or with proto as protobuf frames: "agview replay --emit".
-// Each frame is carried as it was sent (event.ProtoJSON from protobuf,
-// event.AppendProtoJSON to it); a frame that JSON read so cannot go becomes
-// what it decodes to. A frame with no form in the target encoding is left
-// out and reported. It returns the exit code.
-func (e *env) convert(ctx context.Context, path string, format transport.Format, proto bool) int {
-	var frames func(yield func(transport.Frame, error) bool)
-	if path == "-" {
-		frames = transport.ReadFrames(ctx, e.stdin, format, nil)
-	} else {
-		frames = transport.ReadFileFrames(ctx, path, format, nil)
+// convert writes the frames of the recording rec to stdout as JSON Lines, or
+// with proto as protobuf frames: "agview replay --emit". Each frame is
+// carried as it was sent (event.ProtoJSON from protobuf, event.AppendProtoJSON
+// to it); a frame that cannot go so becomes what it decodes to. A frame with
+// no form in the target encoding is left out and reported. It returns the
+// exit code.
+func (e *env) convert(ctx context.Context, rec *recording, proto bool) int {
+	r, closeInput, _, err := e.open(ctx, rec.path)
+	if err != nil {
+		return e.fail("replay", false, &inputError{name: rec.name(), err: err})
 	}
+	defer closeInput()
+	frames := transport.ReadFrames(ctx, r, rec.format, &transport.Options{MaxEventBytes: rec.maxEventBytes})
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	var buf []byte
 	left := 0
 	for f, err := range frames {
 		if err != nil {
 			w.Flush()
-			fmt.Fprintf(e.stderr, "agview replay: %s: %v\n", displayName(path), err)
-			return exitUsage
+			return e.fail("replay", false, &inputError{name: rec.name(), err: err})
 		}
 		var cerr error
 		switch {
@@ -49,7 +48,7 @@ func (e *env) convert(ctx context.Context, path string, format transport.Format,
 		}
 		if cerr != nil {
 			left++
-			fmt.Fprintf(e.stderr, "agview replay: %s: frame %d (byte %d) left out: %v\n", displayName(path), f.Index, f.Offset, cerr)
+			fmt.Fprintf(e.stderr, "agview replay: %s: frame %d (byte %d) left out: %v\n", rec.name(), f.Index, f.Offset, cerr)
 			continue
 		}
 		if _, err := w.Write(buf); err != nil {
@@ -62,7 +61,7 @@ func (e *env) convert(ctx context.Context, path string, format transport.Format,
 		return exitUsage
 	}
 	if left > 0 {
-		fmt.Fprintf(e.stderr, "agview replay: %s: %d frames had no form in the target encoding\n", displayName(path), left)
+		fmt.Fprintf(e.stderr, "agview replay: %s: %d frames had no form in the target encoding\n", rec.name(), left)
 		return exitRejected
 	}
 	return exitOK

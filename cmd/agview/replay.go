@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agview/agview/view"
@@ -17,6 +18,8 @@ rejected. A protobuf recording (the body of an
 application/vnd.ag-ui.event+proto answer) is detected, or named with
 --format proto.
 
+Rejected events are listed on standard error as "agview verify" lists them.
+
 With --emit jsonl or --emit proto nothing is folded: the recording is
 converted, frame by frame, to JSON Lines or to protobuf frames on standard
 output, as it was sent (mistakes included, where the target encoding can
@@ -24,7 +27,8 @@ express them), so that a binary stream can be read. A frame the target
 encoding cannot express is left out and reported on standard error.
 
 Exit status: 0 every event accepted (with --emit: every frame converted),
-1 any event rejected (every frame not converted), 2 unusable input.
+1 any event rejected (with --emit: a frame left out), 2 unusable input
+(with --json, {"verdict":"error","error":"..."}).
 
 Examples:
   agview replay run.jsonl
@@ -35,48 +39,49 @@ Examples:
 `
 
 func runReplay(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "replay", "[--json] [--format F] [--emit jsonl|proto] FILE|-", replayHelp)
+	fs := newFlagSet(e, "replay", "[--json] [--format F] [--max-event-bytes N] [--emit jsonl|proto] FILE|-", replayHelp)
 	asJSON := fs.Bool("json", false, "print the view's JSON form instead of the tree")
 	var format formatFlag
 	fs.Var(&format, "format", formatUsage)
+	maxBytes := maxEventBytes(fs)
 	emit := fs.String("emit", "", "convert instead of folding: write the frames as jsonl or as proto")
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
 	}
-	path, ok := fileArg(e, "replay", pos)
-	if !ok {
-		return exitUsage
+	path, err := fileArg("replay", pos)
+	if err != nil {
+		return e.fail("replay", *asJSON, err)
 	}
+	rec := &recording{path: path, format: format.f, maxEventBytes: *maxBytes}
 	switch *emit {
 	case "":
 	case "jsonl", "proto":
 		if *asJSON {
-			fmt.Fprintln(e.stderr, "agview replay: --emit and --json exclude each other")
-			return exitUsage
+			return e.fail("replay", false, errors.New("--emit and --json exclude each other"))
 		}
-		return e.convert(ctx, path, format.f, *emit == "proto")
+		return e.convert(ctx, rec, *emit == "proto")
 	default:
-		fmt.Fprintf(e.stderr, "agview replay: --emit %q: want jsonl or proto\n", *emit)
-		return exitUsage
+		return e.fail("replay", *asJSON, fmt.Errorf("--emit %q: want jsonl or proto", *emit))
 	}
-	v, err := foldFile(ctx, e, path, format.f)
+	f, err := foldFile(ctx, e, rec)
 	if err != nil {
+		return e.fail("replay", *asJSON, err)
+	}
+	if err := printView(e, f.v, *asJSON); err != nil {
 		fmt.Fprintf(e.stderr, "agview replay: %v\n", err)
 		return exitUsage
 	}
-	if err := printView(e, v, *asJSON); err != nil {
-		fmt.Fprintf(e.stderr, "agview replay: %v\n", err)
-		return exitUsage
-	}
-	if n := v.ViolationCount(); n > 0 {
-		for _, d := range v.Diagnostics() {
+	if n := f.v.ViolationCount(); n > 0 {
+		// The view shows what was folded; say which events were refused, as
+		// verify does.
+		for _, d := range f.v.Diagnostics() {
 			if d.Kind == view.DiagViolation {
-				fmt.Fprintf(e.stderr, "agview replay: %s: %d events rejected; first: event %d (%s): %s: %s\n",
-					displayName(path), n, d.Index, d.Type, d.Rule, d.Message)
-				break
+				fmt.Fprintf(e.stderr, "agview replay: %s: %s\n", rec.name(), newDiagnostic(f, d))
 			}
 		}
+		fmt.Fprintf(e.stderr, "agview replay: %s: %d of %d events rejected (left out of the view above)\n",
+			rec.name(), n, f.v.EventCount())
 		return exitRejected
 	}
 	return exitOK
