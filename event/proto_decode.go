@@ -170,12 +170,17 @@ func (d *pdec) fail(off int, reason string) {
 	if d.err != nil {
 		return
 	}
+	d.err = &DecodeError{Type: d.typ, Pointer: pointerOf(d.path), Offset: int64(off), Rule: RuleSchema, Reason: reason}
+}
+
+// pointerOf returns the JSON pointer of the path's members and indices.
+func pointerOf(path []string) string {
 	var ptr strings.Builder
-	for _, s := range d.path {
+	for _, s := range path {
 		ptr.WriteByte('/')
 		ptr.WriteString(escapePointer(s))
 	}
-	d.err = &DecodeError{Type: d.typ, Pointer: ptr.String(), Offset: int64(off), Rule: RuleSchema, Reason: reason}
+	return ptr.String()
 }
 
 func (d *pdec) push(s string) { d.path = append(d.path, s) }
@@ -696,71 +701,60 @@ func (d *pdec) parts(num protowire.Number, occs []pocc) {
 // type the same way, with a warning, which this cannot give: the part has no
 // type to name).
 func (d *pdec) part(o *pocc) {
-	if !d.want(o, protowire.BytesType) {
-		return
-	}
-	var arr [2]pocc
-	occs := d.scan(o.b, d.valueStart(o), arr[:0])
-	var arm *pocc
-	for i := range occs {
-		if n := occs[i].num; n >= 1 && int(n) < len(partArms) {
-			if arm != nil {
-				d.fail(occs[i].off, "the content part sets more than one oneof arm")
-				return
-			}
-			arm = &occs[i]
-		}
-	}
-	if arm == nil || d.err != nil {
+	arm, a, fields := d.oneof(o, partArms, "content part")
+	if arm == nil {
 		return
 	}
 	d.elem()
-	if !d.want(arm, protowire.BytesType) {
-		return
-	}
-	var arr2 [4]pocc
-	fields := d.scan(arm.b, d.valueStart(arm), arr2[:0])
 	d.mark(o.off)
-	d.out = append(d.out, `{"type":`...)
-	d.out = jsonstr.AppendValid(d.out, partArms[arm.num].typ)
-	d.fields(partArms[arm.num].msg, fields)
-	d.out = append(d.out, '}')
+	d.typed(a.typ, a.msg, fields)
 }
 
-// source writes an InputContentSource.
+// source writes an InputContentSource; one whose arm the schema does not
+// define as {}, which has no type: the JSON decoder drops the part whose
+// source type it does not know (G22).
 func (d *pdec) source(o *pocc) {
+	arm, a, fields := d.oneof(o, sourceArms, "source")
+	switch {
+	case d.err != nil:
+	case arm == nil:
+		d.out = append(d.out, `{}`...)
+	default:
+		d.typed(a.typ, a.msg, fields)
+	}
+}
+
+// oneof reads the message of o, a oneof of arms: the arm given (nil for
+// none the schema defines, or after an error), its description, and its
+// fields. More than one arm is refused.
+func (d *pdec) oneof(o *pocc, arms []oneofArm, what string) (*pocc, oneofArm, []pocc) {
 	if !d.want(o, protowire.BytesType) {
-		return
+		return nil, oneofArm{}, nil
 	}
 	var arr [2]pocc
 	occs := d.scan(o.b, d.valueStart(o), arr[:0])
 	var arm *pocc
 	for i := range occs {
-		if n := occs[i].num; n >= 1 && int(n) < len(sourceArms) {
+		if n := occs[i].num; n >= 1 && int(n) < len(arms) {
 			if arm != nil {
-				d.fail(occs[i].off, "the source sets more than one oneof arm")
-				return
+				d.fail(occs[i].off, "the "+what+" sets more than one oneof arm")
+				return nil, oneofArm{}, nil
 			}
 			arm = &occs[i]
 		}
 	}
-	if d.err != nil {
-		return
+	if arm == nil || d.err != nil || !d.want(arm, protowire.BytesType) {
+		return nil, oneofArm{}, nil
 	}
-	if arm == nil {
-		// No arm this schema knows: the JSON decoder drops the part
-		// whose source type it does not know (G22); {} has no type.
-		d.out = append(d.out, `{}`...)
-		return
-	}
-	if !d.want(arm, protowire.BytesType) {
-		return
-	}
-	var arr2 [4]pocc
-	fields := d.scan(arm.b, d.valueStart(arm), arr2[:0])
+	return arm, arms[arm.num], d.scan(arm.b, d.valueStart(arm), nil)
+}
+
+// typed writes an object whose "type" is typ and whose other members are
+// m's fields found in occs.
+func (d *pdec) typed(typ string, m *pmsg, occs []pocc) {
 	d.out = append(d.out, `{"type":`...)
-	d.out = jsonstr.AppendValid(d.out, sourceArms[arm.num].typ)
-	d.fields(sourceArms[arm.num].msg, fields)
+	d.out = jsonstr.AppendValid(d.out, typ)
+	d.fields(m, occs)
 	d.out = append(d.out, '}')
 }
 

@@ -147,12 +147,7 @@ func (w *penc) fail(reason string) {
 	if w.err != nil {
 		return
 	}
-	var ptr strings.Builder
-	for _, s := range w.path {
-		ptr.WriteByte('/')
-		ptr.WriteString(escapePointer(s))
-	}
-	w.err = &EncodeError{Type: w.typ, Pointer: ptr.String(), Reason: reason}
+	w.err = &EncodeError{Type: w.typ, Pointer: pointerOf(w.path), Reason: reason}
 }
 
 // open starts the length-delimited field num and returns where its content
@@ -436,20 +431,7 @@ func (w *penc) field(f *pfield, raw []byte) {
 			w.structObj(f.num, raw)
 		}
 	case pkSource:
-		sm := members(raw)
-		t, ok := w.jstr(find(sm, "type"))
-		if !ok {
-			return
-		}
-		for n := range sourceArms {
-			if sourceArms[n].typ == t && sourceArms[n].msg != nil {
-				start := w.open(f.num)
-				w.message(protowire.Number(n), sourceArms[n].msg, raw)
-				w.close(start)
-				return
-			}
-		}
-		w.fail("source type " + strconv.Quote(t) + " has no InputContentSource arm")
+		w.oneof(f.num, sourceArms, raw, "source type", "InputContentSource")
 	}
 }
 
@@ -470,20 +452,25 @@ func (w *penc) message(num protowire.Number, m *pmsg, raw []byte) {
 
 // part writes a content part as an InputContent in field num.
 func (w *penc) part(num protowire.Number, raw []byte) {
-	pm := members(raw)
-	t, ok := w.jstr(find(pm, "type"))
+	w.oneof(num, partArms, raw, "content part type", "InputContent")
+}
+
+// oneof writes the JSON object raw, whose "type" names one of arms, as the
+// oneof message (named msg in errors) in field num.
+func (w *penc) oneof(num protowire.Number, arms []oneofArm, raw []byte, what, msg string) {
+	t, ok := w.jstr(find(members(raw), "type"))
 	if !ok {
 		return
 	}
-	for n := range partArms {
-		if partArms[n].typ == t && partArms[n].msg != nil {
+	for n := range arms {
+		if arms[n].typ == t && arms[n].msg != nil {
 			start := w.open(num)
-			w.message(protowire.Number(n), partArms[n].msg, raw)
+			w.message(protowire.Number(n), arms[n].msg, raw)
 			w.close(start)
 			return
 		}
 	}
-	w.fail("content part type " + strconv.Quote(t) + " has no InputContent arm")
+	w.fail(what + " " + strconv.Quote(t) + " has no " + msg + " arm")
 }
 
 // value writes the JSON value raw as a google.protobuf.Value in field num.

@@ -113,19 +113,20 @@ var (
 		val(4, "value")}}
 )
 
+// oneofArm is an arm of a oneof that stands for a JSON object with a "type"
+// member: the type and the arm's message.
+type oneofArm struct {
+	typ string
+	msg *pmsg
+}
+
 // partArms are InputContent's oneof arms, by field number: the content
 // part's "type" and its message.
-var partArms = [...]struct {
-	typ string
-	msg *pmsg
-}{1: {"text", pbTextPart}, 2: {"image", pbMediaPart}, 3: {"audio", pbMediaPart}, 4: {"video", pbMediaPart},
-	5: {"document", pbMediaPart}}
+var partArms = []oneofArm{1: {"text", pbTextPart}, 2: {"image", pbMediaPart}, 3: {"audio", pbMediaPart},
+	4: {"video", pbMediaPart}, 5: {"document", pbMediaPart}}
 
 // sourceArms are InputContentSource's oneof arms, by field number.
-var sourceArms = [...]struct {
-	typ string
-	msg *pmsg
-}{1: {"data", pbDataSource}, 2: {"url", pbURLSource}, 3: {"file", pbFileSource}}
+var sourceArms = []oneofArm{1: {"data", pbDataSource}, 2: {"url", pbURLSource}, 3: {"file", pbFileSource}}
 
 // patchOps are JsonPatchOperationType's values.
 var patchOps = [...]string{"add", "remove", "replace", "move", "copy", "test"}

@@ -63,10 +63,16 @@ func (b *Builder) Fold(e event.Event) error {
 // FoldJSON decodes and folds one wire event as FoldJSON does. data is not
 // retained.
 func (b *Builder) FoldJSON(data []byte) error {
-	if d, text := scanned(data, b.buf[:]); d.valid && b.inPlace(d, text) {
+	d, text := scanned(data, b.buf[:])
+	return b.foldWire(d, text, data, event.Decode)
+}
+
+// foldWire folds the wire event data as foldWire does.
+func (b *Builder) foldWire(d delta, text string, data []byte, decode func([]byte) (event.Event, error)) error {
+	if d.valid && b.inPlace(d, text) {
 		return nil
 	}
-	e, err := event.Decode(data)
+	e, err := decode(data)
 	if err != nil {
 		var viol *Violation
 		b.cur, viol = refuseJSON(b.cur, err)

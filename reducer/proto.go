@@ -14,42 +14,15 @@ import (
 // warning), and the streamed deltas take the same path in place. data is not
 // retained.
 func FoldProto(v *view.View, data []byte) (*view.View, error) {
-	if d, text := scannedProto(data); d.valid && admits(state(v), d, nil) {
-		nv, _ := next(v)
-		f := newFolder(nv, d.t)
-		if f.foldIn(d, text) {
-			f.commit()
-			return publish(nv), nil
-		}
-	}
-	e, err := event.DecodeProto(data)
-	if err != nil {
-		nv, viol := refuseJSON(v, err)
-		if viol == nil {
-			return nv, nil
-		}
-		return nv, viol
-	}
-	return Fold(v, e)
+	d, text := scannedProto(data)
+	return foldWire(v, d, text, data, event.DecodeProto)
 }
 
 // FoldProto decodes and folds one protobuf message as FoldProto does. data
 // is not retained.
 func (b *Builder) FoldProto(data []byte) error {
-	if d, text := scannedProto(data); d.valid && b.inPlace(d, text) {
-		return nil
-	}
-	e, err := event.DecodeProto(data)
-	if err != nil {
-		var viol *Violation
-		b.cur, viol = refuseJSON(b.cur, err)
-		b.owned = true
-		if viol == nil {
-			return nil // an unknown arm, skipped with a warning
-		}
-		return viol
-	}
-	return b.fold(e)
+	d, text := scannedProto(data)
+	return b.foldWire(d, text, data, event.DecodeProto)
 }
 
 // scannedProto reads the protobuf message data as a delta in place (see

@@ -148,7 +148,14 @@ func End(v *view.View, cause error) *view.View {
 // else goes to Fold.
 func FoldJSON(v *view.View, data []byte) (*view.View, error) {
 	var buf [512]byte
-	if d, text := scanned(data, buf[:]); d.valid && admits(state(v), d, nil) {
+	d, text := scanned(data, buf[:])
+	return foldWire(v, d, text, data, event.Decode)
+}
+
+// foldWire folds the wire event data: in place when d, read from it, is a
+// streamed delta the fast path takes, else decoded with decode and folded.
+func foldWire(v *view.View, d delta, text string, data []byte, decode func([]byte) (event.Event, error)) (*view.View, error) {
+	if d.valid && admits(state(v), d, nil) {
 		nv, _ := next(v)
 		f := newFolder(nv, d.t)
 		if f.foldIn(d, text) {
@@ -156,7 +163,7 @@ func FoldJSON(v *view.View, data []byte) (*view.View, error) {
 			return publish(nv), nil
 		}
 	}
-	e, err := event.Decode(data)
+	e, err := decode(data)
 	if err != nil {
 		nv, viol := refuseJSON(v, err)
 		if viol == nil {
