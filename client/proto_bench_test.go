@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -91,20 +90,8 @@ func BenchmarkLiveProto(b *testing.B) {
 				}
 				xs = append(xs, p/s)
 			}
-			b.ReportMetric(median(xs), "x-sse")
+			b.ReportMetric(benchmeter.Median(xs), "x-sse")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

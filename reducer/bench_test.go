@@ -3,7 +3,6 @@ package reducer_test
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -311,17 +310,7 @@ func BenchmarkRatio(b *testing.B) {
 	}
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+func median(xs []float64) float64 { return benchmeter.Median(xs) }
 
 // BenchmarkBuilderDelta is BenchmarkReduceDelta through a Builder that
 // hands out a view every 64 events.

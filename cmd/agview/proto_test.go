@@ -22,24 +22,11 @@ import (
 	"github.com/agview/agview/transport"
 )
 
-// viewShape returns replay --json's output with each diagnostic reduced to
-// its event index and kind (its rule and message name what was wrong on the
-// wire, which differs where protobuf cannot express the JSON).
+// viewShape returns conformance.ViewShape of replay --json's output.
 func viewShape(t *testing.T, out string) string {
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out), &m), "%s", out)
-	if ds, ok := m["diagnostics"].([]any); ok {
-		for _, d := range ds {
-			for k := range d.(map[string]any) {
-				if k != "index" && k != "kind" {
-					delete(d.(map[string]any), k)
-				}
-			}
-		}
-	}
-	b, err := json.Marshal(m)
-	require.NoError(t, err)
-	return string(b)
+	s, err := conformance.ViewShape([]byte(out))
+	require.NoError(t, err, "%s", out)
+	return s
 }
 
 // TestConformanceThroughCLIProto records every conformance vector as

@@ -11,6 +11,7 @@ package benchmeter
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -49,4 +50,18 @@ func (m *Meter) Report(b *testing.B, n int) float64 {
 	b.ReportMetric(float64(now.TotalAlloc-m.mem.TotalAlloc)/total, "B/event")
 	b.ReportMetric(0, "ns/op")
 	return total / wall.Seconds()
+}
+
+// Median returns the median of xs (0 for none), for benchmarks that report
+// the median of ratios measured in alternating rounds.
+func Median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -1,5 +1,7 @@
 package conformance
 
+import "encoding/json"
+
 // ProtoLossy names the vectors whose protobuf form, as package agenttest
 // serves it, folds to another view than their JSON (beyond a diagnostic's
 // rule and message), because an event's JSON cannot be expressed in
@@ -25,4 +27,29 @@ var ProtoLossy = map[string]string{
 		"arrives as a malformed frame instead of being applied without that op (warning G2)",
 	"14-int-suspended-empty-interrupt-ids": "interruptIds: [] and no interruptIds are one protobuf encoding: " +
 		"the outcome arrives without the empty list",
+}
+
+// ViewShape returns a view's JSON form (view.View's MarshalJSON, or "agview
+// replay --json") with each diagnostic reduced to its event index and kind,
+// for comparing the views of one stream sent as JSON and as protobuf: a
+// diagnostic's rule and message name what was wrong on the wire, which
+// differs where protobuf cannot express the JSON.
+func ViewShape(viewJSON []byte) (string, error) {
+	var m map[string]any
+	if err := json.Unmarshal(viewJSON, &m); err != nil {
+		return "", err
+	}
+	if ds, ok := m["diagnostics"].([]any); ok {
+		for _, d := range ds {
+			if d, ok := d.(map[string]any); ok {
+				for k := range d {
+					if k != "index" && k != "kind" {
+						delete(d, k)
+					}
+				}
+			}
+		}
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
 }
