@@ -437,16 +437,28 @@ func (d *pdec) base(a *parm, be *pocc) {
 	}
 }
 
+// enter checks that o is a message and that it may nest one level deeper;
+// when it may, the caller calls leave once done with it.
+func (d *pdec) enter(o *pocc) bool {
+	if !d.want(o, protowire.BytesType) {
+		return false
+	}
+	if d.depth >= maxProtoDepth {
+		d.fail(o.off, "nested deeper than 10000 levels")
+		return false
+	}
+	d.depth++
+	return true
+}
+
+func (d *pdec) leave() { d.depth-- }
+
 // object writes the message of o as a JSON object of m's fields.
 func (d *pdec) object(m *pmsg, o *pocc) {
-	if !d.want(o, protowire.BytesType) {
+	if !d.enter(o) {
 		return
 	}
-	if d.depth++; d.depth > maxProtoDepth {
-		d.fail(o.off, "nested deeper than 10000 levels")
-		return
-	}
-	defer func() { d.depth-- }()
+	defer d.leave()
 	var arr [12]pocc
 	occs := d.scan(o.b, d.valueStart(o), arr[:0])
 	d.mark(o.off)
@@ -871,14 +883,10 @@ func (d *pdec) resultContent(occs []pocc) {
 // value writes a google.protobuf.Value.
 func (d *pdec) value(o *pocc) {
 	d.mark(o.off)
-	if !d.want(o, protowire.BytesType) {
+	if !d.enter(o) {
 		return
 	}
-	if d.depth++; d.depth > maxProtoDepth {
-		d.fail(o.off, "nested deeper than 10000 levels")
-		return
-	}
-	defer func() { d.depth-- }()
+	defer d.leave()
 	var arr [2]pocc
 	occs := d.scan(o.b, d.valueStart(o), arr[:0])
 	var kind *pocc
