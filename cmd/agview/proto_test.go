@@ -34,7 +34,8 @@ func viewShape(t *testing.T, out string) string {
 // proto" of the recording, and "replay --json" detecting the format, print
 // the view "replay --json" prints for the JSONL recording (up to diagnostic
 // wording; conformance.ProtoLossy lists the vectors protobuf cannot carry
-// whole), with the same exit status.
+// whole), with the same exit status, and that "verify --json" gives the same
+// verdict, event count and rejectAt.
 func TestConformanceThroughCLIProto(t *testing.T) {
 	vecs, err := conformance.Load()
 	require.NoError(t, err)
@@ -52,7 +53,19 @@ func TestConformanceThroughCLIProto(t *testing.T) {
 		t.Run(vec.Name, func(t *testing.T) {
 			bin := filepath.Join(dir, vec.Name+".bin")
 			require.NoError(t, os.WriteFile(bin, fetchProto(t, srv, vec.Name), 0o644))
-			wantCode, want, _ := runCLI(t, nil, "replay", "--json", writeVector(t, vec))
+			jsonl := writeVector(t, vec)
+			wantCode, want, _ := runCLI(t, nil, "replay", "--json", jsonl)
+			if _, lossy := conformance.ProtoLossy[vec.Name]; !lossy {
+				var wantRep, gotRep verifyReport
+				_, out, _ := runCLI(t, nil, "verify", "--json", jsonl)
+				require.NoError(t, json.Unmarshal([]byte(out), &wantRep))
+				code, out, stderr := runCLI(t, nil, "verify", "--json", bin)
+				require.NoError(t, json.Unmarshal([]byte(out), &gotRep), "%s", stderr)
+				assert.Equal(t, wantCode, code, "verify: %s", stderr)
+				assert.Equal(t, wantRep.Verdict, gotRep.Verdict, "verify")
+				assert.Equal(t, wantRep.RejectAt, gotRep.RejectAt, "verify")
+				assert.Equal(t, wantRep.Events, gotRep.Events, "verify")
+			}
 			for _, args := range [][]string{{"--format", "proto", bin}, {bin}} {
 				code, got, stderr := runCLI(t, nil, append([]string{"replay", "--json"}, args...)...)
 				if why, lossy := conformance.ProtoLossy[vec.Name]; lossy {

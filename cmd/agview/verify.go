@@ -21,6 +21,10 @@ as an editor counts them; lines are named for line-based recordings (JSONL,
 SSE text). With --json, "rejectAt" and each diagnostic's "index" are the
 0-based event index, and "line" the 1-based line where known.
 
+A protobuf recording (the body of an application/vnd.ag-ui.event+proto
+answer, which the reference server sends whenever the request's Accept admits
+it) is detected, or named with --format proto; it is checked as JSON is.
+
 A recording with no event, or with events but no run, is unusable input.
 
 Exit status: 0 every event accepted, 1 any event rejected, 2 unusable input
@@ -30,6 +34,7 @@ Examples:
   agview verify run.jsonl
   agview verify --json recording.sse | jq .rejectAt
   curl -sN -X POST -H 'Accept: text/event-stream' -d @input.json "$AGENT" | agview verify -
+  curl -sN -X POST -H 'Accept: application/vnd.ag-ui.event+proto' -d @input.json "$AGENT" | agview verify -
 `
 
 func runVerify(ctx context.Context, e *env, args []string) int {
