@@ -167,6 +167,31 @@ func (s *Store) Refuse(cause error) error {
 	return err
 }
 
+// Input folds the input of a run about to start (reducer.Input): its
+// messages become the history the run's events fold onto, its state (when
+// present) the run state, and a new stream begins. A client calls it before
+// it sends the input. It returns the *reducer.InputError that refused the
+// input (the view is then unchanged), ErrClosed after Close, a *PanicError if
+// the reducer panicked (the view is then unchanged), else nil.
+func (s *Store) Input(in *event.RunAgentInput) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	cur := s.cur.Load()
+	var next *view.View
+	var err error
+	if perr := protect(cur, "", func() { next, err = reducer.Input(cur, in) }); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	s.publish(next)
+	return nil
+}
+
 // End records the end of the stream (reducer.End): cause nil means the stream
 // ended; a context error means it was cancelled; any other error means the
 // transport broke, which fails the open run and abandons its open
