@@ -1,6 +1,9 @@
 // Package conformance loads the AG-UI conformance vectors kept in the
 // module's testdata/conformance folder, for the tests of every package that
-// must run them (event, reducer, transport, cmd/agview).
+// must run them (event, reducer, transport, cmd/agview): the event vectors
+// (Load) and the client history vectors (LoadClient: what the reference
+// client holds and sends next when it starts from a history), with the
+// comparisons their README prescribes (CheckFinal, CheckInput).
 //
 // # Concurrency
 //
