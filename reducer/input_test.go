@@ -1,7 +1,9 @@
 package reducer_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/conformance"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 )
@@ -251,4 +254,73 @@ func ExampleInput() {
 	// Output:
 	// user u1: "What is 6×7?"
 	// assistant m1: "42"
+}
+
+// FuzzInput folds an arbitrary run input (as JSON) and then an arbitrary
+// stream (JSON Lines) after a first run: Input must never panic, must refuse
+// only with an *InputError that leaves the view as it was, must not count
+// as an event, and a Builder must fold the input exactly as Input does.
+func FuzzInput(f *testing.F) {
+	vecs, err := conformance.LoadClient()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, vec := range vecs {
+		if len(vec.Events) <= 40 {
+			var jsonl bytes.Buffer
+			for _, e := range vec.Events {
+				if err := json.Compact(&jsonl, e); err != nil {
+					f.Fatal(err)
+				}
+				jsonl.WriteByte('\n')
+			}
+			f.Add([]byte(vec.Input()), jsonl.Bytes())
+		}
+	}
+	f.Add([]byte(`{"threadId":"t","runId":"r","messages":[{"id":"a","role":"user","content":"x"},{"id":"a","role":"user","content":"y"}]}`), []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`))
+	first := []event.Event{
+		&event.RunStarted{ThreadID: "t0", RunID: "r0"},
+		&event.TextMessageStart{Attribution: event.By("sub"), MessageID: "m0"},
+		&event.TextMessageEnd{MessageID: "m0"},
+		&event.RunFinished{ThreadID: "t0", RunID: "r0"},
+	}
+	f.Fuzz(func(t *testing.T, input, stream []byte) {
+		in, _, err := event.DecodeInput(input)
+		if err != nil {
+			return
+		}
+		base, _ := foldAll(view.New(), first...)
+		base = reducer.End(base, nil)
+		before, _ := base.MarshalJSON()
+		v, err := reducer.Input(base, in)
+		b := reducer.NewBuilder(base)
+		berr := b.Input(in)
+		if err != nil {
+			var ie *reducer.InputError
+			if !errors.As(err, &ie) || v != base || !errors.As(berr, &ie) {
+				t.Fatalf("refusal %T %v (builder %v) must be an *InputError returning the view", err, err, berr)
+			}
+			after, _ := base.MarshalJSON()
+			if !bytes.Equal(before, after) {
+				t.Fatal("a refused input changed the view")
+			}
+			return
+		}
+		if berr != nil || v.EventCount() != base.EventCount() || v.Thread() != in.ThreadID {
+			t.Fatalf("input: builder %v, events %d→%d, thread %q", berr, base.EventCount(), v.EventCount(), v.Thread())
+		}
+		for _, line := range bytes.Split(stream, []byte{'\n'}) {
+			v, _ = reducer.FoldJSON(v, line)
+			_ = b.FoldJSON(line)
+		}
+		v = reducer.End(v, nil)
+		got, err := v.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := b.End(nil).MarshalJSON()
+		if !bytes.Equal(got, want) {
+			t.Fatalf("Builder and Input+FoldJSON differ:\n%s\n%s", want, got)
+		}
+	})
 }
