@@ -37,9 +37,10 @@
 //
 // # Concurrency
 //
-// A Client may run one run at a time: Run calls on one Client are serialised.
-// Its store may be read and subscribed to from any goroutine at any time
-// (see package store). NextInput is a pure function of a view.
+// A Client may run one run at a time: Run and Continue calls on one Client
+// are serialised. Its store may be read and subscribed to from any goroutine
+// at any time (see package store). NextInput and CheckResume are pure
+// functions of a view.
 package client
 
 import (
