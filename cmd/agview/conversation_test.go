@@ -215,7 +215,7 @@ func TestWatchRefusesBadConversationFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := runCLI(t, nil, append(append([]string{"watch", "--json"}, tc.args...), srv.URL())...)
 			assert.Equal(t, exitUsage, code, stderr)
-			assert.Empty(t, out)
+			assert.JSONEq(t, `"error"`, mustJSONField(t, out, "verdict"), "--json says the input was unusable")
 			for _, w := range tc.want {
 				assert.Contains(t, stderr, w)
 			}
@@ -251,4 +251,12 @@ func TestReplayShowsUsage(t *testing.T) {
 	code, out, stderr = runCLI(t, nil, "replay", "--json", p)
 	require.Equal(t, exitOK, code, stderr)
 	golden(t, "usage.replay-json.golden", out)
+}
+
+// mustJSONField returns the JSON of one member of the object out.
+func mustJSONField(t *testing.T, out, key string) string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(out), &m), out)
+	return string(m[key])
 }

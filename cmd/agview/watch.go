@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/transport"
 	"github.com/agview/agview/tui"
 	"github.com/agview/agview/view"
 )
@@ -38,12 +41,14 @@ refused before anything is sent if it leaves one unanswered.
 
 Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
 1 the run errored, failed, was cut or was cancelled, or an event was rejected,
-2 bad arguments, an --input file that is not a usable RunAgentInput, or a
---next file that exists and is not a RunAgentInput (it is never overwritten).
+2 bad arguments (a URL that is not http(s):// or, with --ws, ws(s)://), an
+--input file that is not a usable RunAgentInput, or a --next file that exists
+and is not a RunAgentInput (it is never overwritten); with --json,
+{"verdict":"error","error":"..."}.
 
 Examples:
   agview watch http://localhost:8000/agent
-  agview watch --input input.json --header 'Authorization: Bearer $TOKEN' https://agent.example.com/run
+  agview watch --input input.json --header "Authorization: Bearer $TOKEN" https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
   agview watch --json --input turn1.json --next turn2.json --answer '{"approved":true}' http://localhost:8000/agent
 `
@@ -62,7 +67,7 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--json] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--json] [--max-event-bytes N] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send; its messages are the history (default: a new thread, no messages)")
 	nextPath := fs.String("next", "", "when the run ends, write the RunAgentInput of the next run on the thread to this file")
@@ -71,34 +76,37 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
 	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
+	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "agview watch: want exactly one URL argument, got %d\n", len(pos))
-		return exitUsage
+		return e.fail("watch", *asJSON, fmt.Errorf("want exactly one URL argument, got %d", len(pos)))
+	}
+	if err := checkURL(pos[0], *ws); err != nil {
+		return e.fail("watch", *asJSON, err)
 	}
 	cfg := watchConfig{asJSON: *asJSON, title: pos[0], next: *nextPath}
 	if err := cfg.setAnswer(*answer, *cancel); err != nil {
-		fmt.Fprintf(e.stderr, "agview watch: %v\n", err)
-		return exitUsage
+		return e.fail("watch", *asJSON, err)
 	}
 	if cfg.next != "" {
 		if err := checkNextFile(cfg.next); err != nil {
-			fmt.Fprintf(e.stderr, "agview watch: %v\n", err)
-			return exitUsage
+			return e.fail("watch", *asJSON, err)
 		}
 	}
 	var input *event.RunAgentInput
 	if *inputPath != "" {
 		var err error
 		if input, err = readInput(*inputPath); err != nil {
-			fmt.Fprintf(e.stderr, "agview watch: %v\n", err)
-			return exitUsage
+			return e.fail("watch", *asJSON, err)
 		}
 	}
 	var opts []client.Option
+	if *maxBytes > 0 {
+		opts = append(opts, client.WithTransportOptions(&transport.Options{MaxEventBytes: *maxBytes}))
+	}
 	if *ws {
 		opts = append(opts, client.WithWebSocket())
 	}
@@ -108,6 +116,29 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	c := client.New(pos[0], opts...)
 	defer c.Close()
 	return e.watch(ctx, c, input, &cfg)
+}
+
+// checkURL checks that raw is a URL watch can reach: http(s) for SSE,
+// ws(s) with --ws.
+func checkURL(raw string, ws bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	want := []string{"http", "https"}
+	if ws {
+		want = []string{"ws", "wss"}
+	}
+	if !slices.Contains(want, strings.ToLower(u.Scheme)) || u.Host == "" {
+		hint := ""
+		if !ws && (u.Scheme == "ws" || u.Scheme == "wss") {
+			hint = " (add --ws for a WebSocket agent)"
+		} else if ws && (u.Scheme == "http" || u.Scheme == "https") {
+			hint = " (leave out --ws for an SSE agent)"
+		}
+		return fmt.Errorf("%q: want a %s:// or %s:// URL%s", raw, want[0], want[1], hint)
+	}
+	return nil
 }
 
 // watchConfig is how watch shows a run and what it writes when it ends.
@@ -239,13 +270,13 @@ func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.Re
 // otherwise, or only the final JSON with cfg.asJSON; then writes the next
 // run's input when cfg.next names a file. It returns the exit code.
 func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgentInput, cfg *watchConfig) int {
+	e.target = c.URL()
 	v, err := e.show(ctx, c, input, cfg)
 	var ie *client.InterruptError
 	var re *reducer.InputError
 	if errors.As(err, &ie) || errors.As(err, &re) {
 		// Refused before anything was sent.
-		fmt.Fprintf(e.stderr, "agview watch: --input: %v\n", err)
-		return exitUsage
+		return e.fail("watch", cfg.asJSON, fmt.Errorf("--input: %w", err))
 	}
 	code := e.runExit(v, err)
 	if cfg.next == "" {
@@ -254,7 +285,7 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 	next, werr := writeNext(cfg.next, v, cfg.answer)
 	if werr != nil {
 		fmt.Fprintf(e.stderr, "agview watch: %v\n", werr)
-		return exitUsage
+		return exitUsage // the view, if any, is already printed
 	}
 	if pending := v.PendingInterrupts(); len(pending) > 0 && len(next.Resume) == 0 {
 		ids := make([]string, len(pending))
@@ -316,6 +347,9 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 func (e *env) runExit(v *view.View, err error) int {
 	run, ok := v.LastRun()
 	switch {
+	case err != nil && !ok && v.EventCount() == 0:
+		fmt.Fprintf(e.stderr, "agview: could not connect to %s: %v\n", e.target, err)
+		return exitRejected
 	case err != nil:
 		fmt.Fprintf(e.stderr, "agview: run %s: %v\n", runName(run, ok), err)
 		return exitRejected
