@@ -17,10 +17,17 @@ var minted = regexp.MustCompile(`^<minted-uuid-\d+>$`)
 // one line per difference; none means the consumer passes. It must only be
 // called for accepting vectors.
 func (v *Vector) CheckFinal(messages, state, pendingInterrupts json.RawMessage) []string {
+	e := &v.Expect
+	return checkFinal(e.Messages, e.State, e.PendingInterrupts, messages, state, pendingInterrupts)
+}
+
+// checkFinal compares final messages, state and pending interrupts with
+// the expected ones.
+func checkFinal(wantMsgs, wantState, wantPending, messages, state, pendingInterrupts json.RawMessage) []string {
 	var diffs []string
-	diffs = append(diffs, compareMessages("messages", v.Expect.Messages, messages)...)
-	diffs = append(diffs, compareValue("state", v.Expect.State, state)...)
-	diffs = append(diffs, compareValue("pendingInterrupts", v.Expect.PendingInterrupts, pendingInterrupts)...)
+	diffs = append(diffs, compareMessages("messages", wantMsgs, messages)...)
+	diffs = append(diffs, compareValue("state", wantState, state)...)
+	diffs = append(diffs, compareValue("pendingInterrupts", wantPending, pendingInterrupts)...)
 	return diffs
 }
 

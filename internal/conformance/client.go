@@ -2,12 +2,12 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 )
 
 // The client vectors' fixed names (testdata/conformance/README.md, "Client
@@ -93,48 +93,20 @@ func LoadClient() ([]*ClientVector, error) { return LoadClientDir(ClientDir()) }
 
 // LoadClientDir reads every *.json client vector in dir, sorted by name.
 func LoadClientDir(dir string) ([]*ClientVector, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: %w", err)
-	}
-	var out []*ClientVector
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("conformance: %w", err)
-		}
-		v := new(ClientVector)
-		if err := json.Unmarshal(b, v); err != nil {
-			return nil, fmt.Errorf("conformance: %s: %w", p, err)
-		}
-		if v.Name == "" {
-			v.Name = strings.TrimSuffix(e.Name(), ".json")
-		}
+	return loadDir(dir, "client vectors", func(v *ClientVector) (*string, error) {
 		if len(v.History) == 0 || v.Events == nil || len(v.Expect.NextInput) == 0 {
-			return nil, fmt.Errorf("conformance: %s: not a client vector (history, events and expect.nextInput are required)", p)
+			return nil, errors.New("not a client vector (history, events and expect.nextInput are required)")
 		}
-		out = append(out, v)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	if len(out) == 0 {
-		return nil, fmt.Errorf("conformance: no client vectors in %s", dir)
-	}
-	return out, nil
+		return &v.Name, nil
+	})
 }
 
 // CheckFinal compares the client's final messages, state and pending
 // interrupts (each as JSON) with the vector's expectation, as Vector's
 // CheckFinal does.
 func (v *ClientVector) CheckFinal(messages, state, pendingInterrupts json.RawMessage) []string {
-	var diffs []string
-	diffs = append(diffs, compareMessages("messages", v.Expect.Messages, messages)...)
-	diffs = append(diffs, compareValue("state", v.Expect.State, state)...)
-	diffs = append(diffs, compareValue("pendingInterrupts", v.Expect.PendingInterrupts, pendingInterrupts)...)
-	return diffs
+	e := &v.Expect
+	return checkFinal(e.Messages, e.State, e.PendingInterrupts, messages, state, pendingInterrupts)
 }
 
 // CheckInput compares a RunAgentInput a client built (as JSON) with want

@@ -44,23 +44,30 @@ func TestCopyMatchesShared(t *testing.T) {
 	if !ok {
 		t.Skip("no ../shared/conformance beside the module: nothing to compare")
 	}
-	want, err := os.ReadDir(shared)
-	require.NoError(t, err)
-	got, err := os.ReadDir(Dir())
-	require.NoError(t, err)
-	require.Equal(t, names(want), names(got), "the copied vectors must be the shared ones")
-	for _, e := range want {
-		a, err := os.ReadFile(filepath.Join(shared, e.Name()))
-		require.NoError(t, err)
-		b, err := os.ReadFile(filepath.Join(Dir(), e.Name()))
-		require.NoError(t, err)
-		assert.True(t, bytes.Equal(a, b), "%s differs from the shared copy: copy it again", e.Name())
-	}
+	sameFiles(t, shared, Dir(), "vectors")
 	a, err := os.ReadFile(filepath.Join(shared, "..", "README.md"))
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(Dir(), "..", "README.md"))
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(a, b), "conformance README differs from the shared copy")
+}
+
+// sameFiles fails unless the folder copy holds exactly the files of shared,
+// byte for byte.
+func sameFiles(t *testing.T, shared, copy, what string) {
+	t.Helper()
+	want, err := os.ReadDir(shared)
+	require.NoError(t, err)
+	got, err := os.ReadDir(copy)
+	require.NoError(t, err)
+	require.Equal(t, names(want), names(got), "the copied %s must be the shared ones", what)
+	for _, e := range want {
+		a, err := os.ReadFile(filepath.Join(shared, e.Name()))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(copy, e.Name()))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(a, b), "%s/%s differs from the shared copy: copy it again", what, e.Name())
+	}
 }
 
 func names(es []os.DirEntry) []string {
@@ -122,18 +129,7 @@ func TestClientCopyMatchesShared(t *testing.T) {
 	if !ok {
 		t.Skip("no ../shared/conformance/client beside the module: nothing to compare")
 	}
-	want, err := os.ReadDir(shared)
-	require.NoError(t, err)
-	got, err := os.ReadDir(ClientDir())
-	require.NoError(t, err)
-	require.Equal(t, names(want), names(got), "the copied client vectors must be the shared ones")
-	for _, e := range want {
-		a, err := os.ReadFile(filepath.Join(shared, e.Name()))
-		require.NoError(t, err)
-		b, err := os.ReadFile(filepath.Join(ClientDir(), e.Name()))
-		require.NoError(t, err)
-		assert.True(t, bytes.Equal(a, b), "client/%s differs from the shared copy: copy it again", e.Name())
-	}
+	sameFiles(t, shared, ClientDir(), "client")
 }
 
 func TestCheckInput(t *testing.T) {
