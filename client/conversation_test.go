@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"encoding/json"
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -250,4 +251,50 @@ func TestRunUsage(t *testing.T) {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"usage":[{"model":"a","inputTokens":10,"outputTokens":5,"totalTokens":15},{"model":"b","inputTokens":1,"outputTokens":2,"reasoningTokens":1}]`)
+}
+
+// TestClientOutlivesABrokenRun: a run cut before it finished does not stop
+// the Client: the next run on the thread starts a new stream from the
+// history, and ends as its own stream says.
+func TestClientOutlivesABrokenRun(t *testing.T) {
+	srv := agenttest.NewServer(agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		frames := []json.RawMessage{
+			json.RawMessage(`{"type":"RUN_STARTED","threadId":"th","runId":"` + in.RunID + `"}`),
+			json.RawMessage(`{"type":"TEXT_MESSAGE_START","messageId":"m-` + in.RunID + `","role":"assistant"}`),
+		}
+		if in.RunID == "r2" {
+			frames = append(frames,
+				json.RawMessage(`{"type":"TEXT_MESSAGE_END","messageId":"m-r2"}`),
+				json.RawMessage(`{"type":"RUN_FINISHED","threadId":"th","runId":"r2"}`))
+		}
+		return agenttest.Frames(frames...).Frames(in)
+	}), nil)
+	defer srv.Close()
+	c := client.New(srv.URL())
+	defer c.Close()
+	q := event.Message{ID: "q1", Role: event.RoleUser, Content: json.RawMessage(`"hi"`)}
+	v, err := c.Run(t.Context(), &event.RunAgentInput{ThreadID: "th", RunID: "r1", Messages: []event.Message{q}})
+	var te *transport.Error
+	require.ErrorAs(t, err, &te, "the first stream is cut")
+	run, _ := v.LastRun()
+	require.Equal(t, view.RunFailed, run.Status)
+
+	v, err = c.Continue(t.Context(), &client.InputOptions{RunID: "r2"})
+	require.NoError(t, err)
+	runs := v.Runs()
+	require.Len(t, runs, 2)
+	assert.Equal(t, view.RunFailed, runs[0].Status)
+	assert.Equal(t, view.RunFinished, runs[1].Status)
+	assert.Equal(t, []string{"q1", "m-r1", "m-r2"}, messageIDs(v))
+	assert.Zero(t, v.ViolationCount(), "%v", v.Diagnostics())
+	st, _ := v.MessageStatus("m-r2")
+	assert.Equal(t, view.EntityClosed, st)
+}
+
+func messageIDs(v *view.View) []string {
+	var out []string
+	for m := range v.Messages() {
+		out = append(out, m.ID)
+	}
+	return out
 }

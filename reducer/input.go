@@ -2,6 +2,7 @@ package reducer
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
@@ -43,7 +44,10 @@ func (e *InputError) Error() string {
 //     except client-only activity messages (never sent in an input) and, when
 //     the input holds no reasoning, reasoning messages — and the input's new
 //     messages are appended in order. On a new view that is simply the
-//     history, in order. Each message is owned as its subagentRunId says
+//     history, in order; when the input continues the conversation v holds
+//     (its history as NextInput in package client sends it, plus new
+//     messages) the messages v holds are left exactly as they are (an
+//     abandoned one stays abandoned) and only the new ones are appended. Each message is owned as its subagentRunId says
 //     (R25: owners are overwritten; its tool calls inherit it), so a later
 //     event into it under another owner is refused as R15/R16/R18 say; a
 //     tool message answers the call it names. Two messages with one id are
@@ -61,8 +65,15 @@ func (e *InputError) Error() string {
 // The input is not an event: it does not count in [view.View.EventCount],
 // so event indices stay those of the streams. Input is pure like Reduce: v
 // and in are not changed, and on an *InputError v itself is returned. It
-// costs O(history + messages v holds).
+// reads O(history + messages v holds) and, continuing a conversation,
+// changes the view by O(new messages).
 func Input(v *view.View, in *event.RunAgentInput) (*view.View, error) {
+	return input(v, in, true)
+}
+
+// input is Input; continuing false always takes the snapshot path (tests
+// compare the two).
+func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, error) {
 	if in == nil {
 		in = &event.RunAgentInput{}
 	}
@@ -91,7 +102,7 @@ func Input(v *view.View, in *event.RunAgentInput) (*view.View, error) {
 	f := &fv
 	c := f.c()
 	c.Ended, c.Phase, c.Scope, c.Thread = false, model.PhaseNone, model.RunScope{}, in.ThreadID
-	if viol := f.messagesSnapshot(&event.MessagesSnapshot{Messages: in.Messages}); viol != nil {
+	if viol := f.history(in.Messages, continuing); viol != nil {
 		// Unreachable: duplicates were refused above.
 		return v, &InputError{Rule: viol.Rule, Index: -1, Reason: viol.Message}
 	}
@@ -101,6 +112,65 @@ func Input(v *view.View, in *event.RunAgentInput) (*view.View, error) {
 	}
 	f.commit()
 	return publish(nv), nil
+}
+
+// history folds a run input's messages as a MESSAGES_SNAPSHOT of them.
+// When they continue the conversation the view holds — every message it
+// holds that the snapshot would keep is in msgs, unchanged, and nothing it
+// holds would be removed — the result is the same with the held messages
+// left as they are (their status, abandoned ones included, and their place
+// in their invocations), so only the new messages are appended, their owners
+// and those of the held ones recorded as the snapshot would (R25). That is
+// the common case (NextInput's history plus the next user message), and it
+// costs O(new messages) in the view instead of a copy of every message.
+func (f *folder) history(msgs []event.Message, continuing bool) *Violation {
+	if !continuing || !f.continues(msgs) {
+		return f.messagesSnapshot(&event.MessagesSnapshot{Messages: msgs})
+	}
+	var fresh []event.Message
+	for i := range msgs {
+		f.own(&msgs[i], true)
+		if !f.st.C.Order.Has(msgs[i].ID) {
+			fresh = append(fresh, msgs[i])
+		}
+	}
+	f.echoInput(fresh)
+	return nil
+}
+
+// continues reports whether folding msgs as a snapshot would leave every
+// message the view holds as it is: each one msgs names is equal to its
+// version there, and each one it does not name is client-only activity or
+// reasoning the snapshot's rules preserve.
+func (f *folder) continues(msgs []event.Message) bool {
+	named := make(map[string]*event.Message, len(msgs))
+	hasActivity, hasReasoning := false, false
+	for i := range msgs {
+		named[msgs[i].ID] = &msgs[i]
+		switch msgs[i].Role {
+		case event.RoleActivity:
+			hasActivity = true
+		case event.RoleReasoning:
+			hasReasoning = true
+		}
+	}
+	for id := range f.st.C.Order.All() {
+		m, _, ok := f.msg(id)
+		if !ok {
+			return false
+		}
+		hm, isNamed := named[id]
+		switch {
+		case isNamed:
+			if !reflect.DeepEqual(m.Message(), *hm) {
+				return false
+			}
+		case m.Role == event.RoleActivity && !hasActivity, m.Role == event.RoleReasoning && !hasReasoning:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Input folds a run's input as Input does; the Builder then goes on from

@@ -324,3 +324,72 @@ func FuzzInput(f *testing.F) {
 		}
 	})
 }
+
+// TestInputContinuing: continuing a conversation (the history as NextInput
+// sends it, plus new messages) appends only the new messages, with the
+// same result as folding the history as a snapshot, for every client
+// vector and the same stream folded after it again.
+func TestInputContinuing(t *testing.T) {
+	vecs, err := conformance.LoadClient()
+	require.NoError(t, err)
+	for _, vec := range vecs {
+		t.Run(vec.Name, func(t *testing.T) {
+			in, _, err := event.DecodeInput(vec.Input())
+			require.NoError(t, err)
+			v, err := reducer.Input(view.New(), in)
+			require.NoError(t, err)
+			for _, raw := range vec.Events {
+				v, _ = reducer.FoldJSON(v, raw)
+			}
+			v = reducer.End(v, nil)
+			var history []event.Message
+			for m := range v.Messages() {
+				if m.Role != event.RoleActivity {
+					history = append(history, m)
+				}
+			}
+			next := &event.RunAgentInput{ThreadID: "th", RunID: "next", Messages: append(history,
+				msg("next-user", event.RoleUser, "and then?"))}
+			fast, err := reducer.Input(v, next)
+			require.NoError(t, err)
+			slow, err := reducer.InputBySnapshot(v, next)
+			require.NoError(t, err)
+			for _, raw := range vec.Events {
+				fast, _ = reducer.FoldJSON(fast, raw)
+				slow, _ = reducer.FoldJSON(slow, raw)
+			}
+			fj, err := json.Marshal(reducer.End(fast, nil))
+			require.NoError(t, err)
+			sj, err := json.Marshal(reducer.End(slow, nil))
+			require.NoError(t, err)
+			assert.JSONEq(t, string(sj), string(fj))
+		})
+	}
+}
+
+// TestInputKeepsWhatTheHistoryCannotSay: continuing keeps a message
+// abandoned by an errored run abandoned, where a history that restates it
+// differently replaces it.
+func TestInputKeepsWhatTheHistoryCannotSay(t *testing.T) {
+	v, rules := foldAll(view.New(),
+		&event.RunStarted{ThreadID: "th", RunID: "r1"},
+		&event.TextMessageStart{MessageID: "m1"},
+		&event.TextMessageContent{MessageID: "m1", Delta: "half"},
+		&event.RunError{Message: "boom"},
+	)
+	require.Empty(t, rules)
+	v = reducer.End(v, nil)
+	held, _ := v.Message("m1")
+	cont, err := reducer.Input(v, &event.RunAgentInput{Messages: []event.Message{held, msg("u2", event.RoleUser, "retry")}})
+	require.NoError(t, err)
+	st, _ := cont.MessageStatus("m1")
+	assert.Equal(t, view.EntityAbandoned, st, "continuing keeps the message as it was")
+	assert.Equal(t, []string{"m1", "u2"}, ids(cont))
+
+	edited, err := reducer.Input(v, &event.RunAgentInput{Messages: []event.Message{msg("m1", event.RoleAssistant, "whole"), msg("u2", event.RoleUser, "retry")}})
+	require.NoError(t, err)
+	st, _ = edited.MessageStatus("m1")
+	assert.Equal(t, view.EntityClosed, st, "a history that says otherwise replaces it")
+	m, _ := edited.Message("m1")
+	assert.JSONEq(t, `"whole"`, string(m.Content))
+}
