@@ -129,13 +129,30 @@ func (f *folder) history(msgs []event.Message, continuing bool) *Violation {
 	}
 	var fresh []event.Message
 	for i := range msgs {
-		f.own(&msgs[i], true)
+		if !f.ownedAs(&msgs[i]) {
+			f.own(&msgs[i], true)
+		}
 		if !f.st.C.Order.Has(msgs[i].ID) {
 			fresh = append(fresh, msgs[i])
 		}
 	}
 	f.echoInput(fresh)
 	return nil
+}
+
+// ownedAs reports whether the owners recorded for a history message and its
+// tool calls are already those own(hm, true) would record.
+func (f *folder) ownedAs(hm *event.Message) bool {
+	owner := tagOwner(hm.Subagent)
+	if rec, ok := f.st.C.MsgOwner.Get(hm.ID); !ok || rec != (model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role)}) {
+		return false
+	}
+	for _, tc := range hm.ToolCalls {
+		if o, ok := f.st.C.CallOwner.Get(tc.ID); !ok || o != owner {
+			return false
+		}
+	}
+	return true
 }
 
 // continues reports whether folding msgs as a snapshot would leave every

@@ -393,3 +393,39 @@ func TestInputKeepsWhatTheHistoryCannotSay(t *testing.T) {
 	m, _ := edited.Message("m1")
 	assert.JSONEq(t, `"whole"`, string(m.Content))
 }
+
+// BenchmarkInputContinue folds the next turn's input on a thread of n
+// messages (the history NextInput sends, plus one user message): "append"
+// is Input (the held messages left as they are), "snapshot" the snapshot
+// rules applied to every message, for the ratio between the two.
+func BenchmarkInputContinue(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		history := make([]event.Message, n)
+		for i := range history {
+			role := event.RoleUser
+			if i%2 == 1 {
+				role = event.RoleAssistant
+			}
+			history[i] = msg(fmt.Sprintf("m%d", i), role, fmt.Sprintf("message %d of a long thread, with some words in it", i))
+		}
+		v, err := reducer.Input(view.New(), &event.RunAgentInput{ThreadID: "th", Messages: history})
+		if err != nil {
+			b.Fatal(err)
+		}
+		held := v.MessageList()
+		next := &event.RunAgentInput{ThreadID: "th", Messages: append(held, msg("next", event.RoleUser, "and then?"))}
+		for _, c := range []struct {
+			name string
+			fn   func(*view.View, *event.RunAgentInput) (*view.View, error)
+		}{{"append", reducer.Input}, {"snapshot", reducer.InputBySnapshot}} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.fn(v, next); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
