@@ -181,7 +181,7 @@ func readInput(path string) (*event.RunAgentInput, error) {
 	}
 	in, _, err := event.DecodeInput(b)
 	if err != nil {
-		return nil, fmt.Errorf("--input %s: not a RunAgentInput: %w%s", path, err, messageAt(b, err))
+		return nil, fmt.Errorf("--input %s: not a RunAgentInput: %w", path, decodeInputError(b, err))
 	}
 	if _, err := reducer.Input(view.New(), in); err != nil {
 		return nil, fmt.Errorf("--input %s: %w", path, err)
@@ -192,14 +192,45 @@ func readInput(path string) (*event.RunAgentInput, error) {
 	return in, nil
 }
 
-// messageAt names the message a decoding error points into
-// (/messages/N/…), e.g. " (message 'u1')", or returns "".
-func messageAt(data []byte, err error) string {
+// badInput is a RunAgentInput that does not decode; it says where, naming
+// the message the error points into (/messages/N/…) by its id:
+// "message 'u1' /messages/1/subagentRunId: null is not allowed … (byte 9)".
+type badInput struct {
+	id string // the message's id, "" when the error is elsewhere
+	de *event.DecodeError
+}
+
+// decodeInputError returns err, from decoding data as a RunAgentInput, as
+// a *badInput when it is an *event.DecodeError.
+func decodeInputError(data []byte, err error) error {
 	var de *event.DecodeError
 	if !errors.As(err, &de) {
-		return ""
+		return err
 	}
-	rest, ok := strings.CutPrefix(de.Pointer, "/messages/")
+	return &badInput{id: messageAt(data, de.Pointer), de: de}
+}
+
+func (e *badInput) Error() string {
+	where := e.de.Pointer
+	if e.id != "" {
+		where = fmt.Sprintf("message '%s' %s", e.id, where)
+	}
+	if where == "" {
+		where = "the input"
+	}
+	msg := where + ": " + e.de.Reason
+	if e.de.Offset >= 0 {
+		msg += fmt.Sprintf(" (byte %d)", e.de.Offset)
+	}
+	return msg
+}
+
+func (e *badInput) Unwrap() error { return e.de }
+
+// messageAt returns the id of the message a JSON pointer points into
+// (/messages/N/…), or "".
+func messageAt(data []byte, pointer string) string {
+	rest, ok := strings.CutPrefix(pointer, "/messages/")
 	if !ok {
 		return ""
 	}
@@ -215,10 +246,8 @@ func messageAt(data []byte, err error) string {
 	if json.Unmarshal(data, &in) != nil || n >= len(in.Messages) {
 		return ""
 	}
-	if id, ok := in.Messages[n].ID.(string); ok {
-		return fmt.Sprintf(" (message '%s')", id)
-	}
-	return ""
+	id, _ := in.Messages[n].ID.(string)
+	return id
 }
 
 // checkNextFile refuses a --next path that holds something other than a
