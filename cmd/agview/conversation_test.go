@@ -206,6 +206,7 @@ func TestWatchRefusesBadConversationFiles(t *testing.T) {
 			`{"threadId":"t","runId":"r","messages":[],"resume":[{"interruptId":"i1","status":"cancelled"},{"interruptId":"i1","status":"resolved"}]}`)},
 			[]string{"f.json", "i1", "more than once"}},
 		{"next holds something else", []string{"--input", good, "--next", notes}, []string{"notes.txt", "not overwriting"}},
+		{"next in no folder", []string{"--input", good, "--next", filepath.Join(dir, "nowhere", "n.json")}, []string{"nowhere", "no folder"}},
 		{"answer without next", []string{"--answer", `{"approved":true}`}, []string{"--next"}},
 		{"answer and cancel", []string{"--next", filepath.Join(dir, "n.json"), "--answer", `{}`, "--cancel"}, []string{"exclude"}},
 		{"answer not JSON", []string{"--next", filepath.Join(dir, "n.json"), "--answer", `{approved}`}, []string{"--answer"}},

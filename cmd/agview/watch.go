@@ -252,8 +252,11 @@ func messageAt(data []byte, pointer string) string {
 
 // checkNextFile refuses a --next path that holds something other than a
 // RunAgentInput: writing the next input must never clobber another file.
-// A missing or empty file is fine.
+// A missing or empty file is fine, in a folder that exists.
 func checkNextFile(path string) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--next %s: no folder %s to write it in", path, filepath.Dir(path))
+	}
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
