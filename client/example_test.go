@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"strings"
+	"time"
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/client"
@@ -152,4 +153,25 @@ func excerpt(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// Check an answer before sending it: a next run must answer every pending
+// interrupt, and may only cancel an expired one.
+func ExampleCheckResume() {
+	srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1}), nil)
+	defer srv.Close()
+	c := client.New(srv.URL())
+	defer c.Close()
+	v, _ := c.Run(context.Background(), nil)
+
+	next := client.NextInput(v, nil) // no answer
+	var ie *client.InterruptError
+	if errors.As(client.CheckResume(v, next, time.Now()), &ie) {
+		fmt.Println("unanswered:", len(ie.Unanswered))
+	}
+	next = client.NextInput(v, &client.InputOptions{Answer: client.CancelAll})
+	fmt.Println("cancelled:", client.CheckResume(v, next, time.Now()) == nil)
+	// Output:
+	// unanswered: 1
+	// cancelled: true
 }
