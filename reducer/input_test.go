@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -428,4 +429,38 @@ func BenchmarkInputContinue(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkInputContinueRatio alternates, in each round, the two ways of
+// BenchmarkInputContinue on a 10k-message thread and reports the median
+// over the rounds of snapshot's time over append's (x-snapshot): the ratio
+// holds on a busy machine where the absolute times do not.
+func BenchmarkInputContinueRatio(b *testing.B) {
+	history := make([]event.Message, 10000)
+	for i := range history {
+		history[i] = msg(fmt.Sprintf("m%d", i), event.RoleUser, fmt.Sprintf("message %d of a long thread", i))
+	}
+	v, err := reducer.Input(view.New(), &event.RunAgentInput{ThreadID: "th", Messages: history})
+	if err != nil {
+		b.Fatal(err)
+	}
+	next := &event.RunAgentInput{ThreadID: "th", Messages: append(v.MessageList(), msg("next", event.RoleUser, "and then?"))}
+	timed := func(fn func(*view.View, *event.RunAgentInput) (*view.View, error)) float64 {
+		start := time.Now()
+		if _, err := fn(v, next); err != nil {
+			b.Fatal(err)
+		}
+		return float64(time.Since(start))
+	}
+	var xs []float64
+	for i := 0; b.Loop(); i++ {
+		var a, s float64
+		if i%2 == 0 {
+			a, s = timed(reducer.Input), timed(reducer.InputBySnapshot)
+		} else {
+			s, a = timed(reducer.InputBySnapshot), timed(reducer.Input)
+		}
+		xs = append(xs, s/a)
+	}
+	b.ReportMetric(median(xs), "x-snapshot")
 }
