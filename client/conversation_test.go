@@ -298,3 +298,12 @@ func messageIDs(v *view.View) []string {
 	}
 	return out
 }
+
+func TestUserMessage(t *testing.T) {
+	a, b := client.UserMessage(`say "hi" <now>`), client.UserMessage("")
+	assert.Equal(t, event.RoleUser, a.Role)
+	assert.JSONEq(t, `"say \"hi\" <now>"`, string(a.Content))
+	assert.JSONEq(t, `""`, string(b.Content))
+	assert.NotEqual(t, a.ID, b.ID, "each message has an id of its own")
+	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, a.ID)
+}

@@ -92,13 +92,9 @@ func Example_conversation() {
 
 	c := client.New(srv.URL())
 	defer c.Close()
-	ask := func(id, text string) event.Message {
-		content, _ := json.Marshal(text)
-		return event.Message{ID: id, Role: event.RoleUser, Content: content}
-	}
 	v, err := c.Run(ctx, &event.RunAgentInput{
 		ThreadID: "thread-1",
-		Messages: []event.Message{ask("q1", "Can our 320 buses run on batteries by 2030?")},
+		Messages: []event.Message{client.UserMessage("Can our 320 buses run on batteries by 2030?")},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -117,7 +113,7 @@ func Example_conversation() {
 	}
 
 	v, err = c.Continue(ctx, &client.InputOptions{
-		Messages: []event.Message{ask("q2", "Approved, go ahead.")},
+		Messages: []event.Message{client.UserMessage("Approved, go ahead.")},
 		Answer:   client.ResolveAll(json.RawMessage(`{"approved":true}`)),
 	})
 	if err != nil {

@@ -41,6 +41,14 @@ type InputOptions struct {
 	ForwardedProps json.RawMessage
 }
 
+// UserMessage returns a user message saying text, with a new random id, as
+// a front end adds the user's next message to a conversation
+// (InputOptions.Messages).
+func UserMessage(text string) event.Message {
+	content, _ := json.Marshal(text) // a string always marshals
+	return event.Message{ID: NewID(), Role: event.RoleUser, Content: content}
+}
+
 // ResolveAll returns an InputOptions.Answer that resolves every pending
 // interrupt with payload (nil: no payload), e.g.
 // ResolveAll(json.RawMessage(`{"approved":true}`)).
