@@ -55,7 +55,8 @@ func (e *InputError) Error() string {
 //     event.Message: event.DecodeInput refuses it in JSON.)
 //   - in.State, when present, becomes the run state (the reference starts a
 //     run from the state it sends); absent, the state stays.
-//   - in.ThreadID becomes the conversation's thread ([view.View.Thread]).
+//   - in.ThreadID becomes the conversation's thread ([view.View.Thread]);
+//     "" leaves it as it was.
 //   - A new stream begins: one still open in v is first ended as End(v, nil)
 //     does, then the next event must be RUN_STARTED (or RUN_ERROR) again
 //     (V1), and End may end this stream in turn. Pending interrupts stay
@@ -101,7 +102,10 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 	fv := newFolder(nv, "")
 	f := &fv
 	c := f.c()
-	c.Ended, c.Phase, c.Scope, c.Thread = false, model.PhaseNone, model.RunScope{}, in.ThreadID
+	c.Ended, c.Phase, c.Scope = false, model.PhaseNone, model.RunScope{}
+	if in.ThreadID != "" {
+		c.Thread = in.ThreadID
+	}
 	if viol := f.history(in.Messages, continuing); viol != nil {
 		// Unreachable: duplicates were refused above.
 		return v, &InputError{Rule: viol.Rule, Index: -1, Reason: viol.Message}
