@@ -286,6 +286,9 @@ func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.Re
 	}
 	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
 	_, werr := tmp.Write(append(b, '\n'))
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // as a file the user writes (CreateTemp makes it 0600)
+	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
