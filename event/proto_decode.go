@@ -36,15 +36,18 @@ const maxProtoDepth = 10000
 // tell which encoding an event came from. What only protobuf can get wrong is
 // refused the same way, with *DecodeError (rule E3) naming the field's JSON
 // pointer and the byte offset in msg where the offending field starts:
-// malformed wire data, a field of the wrong wire type, a string that is not
-// UTF-8, a base_event.type or JsonPatchOperationType value the schema does not
-// define, a google.protobuf.Value with no kind or a non-finite number, nesting
-// deeper than 10,000 levels, an Event with no arm. An arm the schema does not
-// define returns *UnknownTypeError with its field number (Arm): callers skip
-// it with a warning, as they skip an unknown JSON type. Unknown fields inside
-// a known message are ignored, as unknown JSON members are. Of a non-repeated
-// field given several times the last wins (as protobuf's own decoders do);
-// an Event carrying several arms counts its last.
+// malformed wire data, a field number out of range, a known field of the
+// wrong wire type, a string that is not UTF-8, a base_event.type or
+// JsonPatchOperationType value the schema does not define, a base_event.type
+// naming another type than the arm's, a google.protobuf.Value with no kind,
+// two kinds or a non-finite number, nesting deeper than 10,000 levels, an
+// Event with no arm or with two, and a message field given twice (protobuf
+// would merge the two; no encoder writes that). Of a scalar field given
+// several times the last wins, as in protobuf's own decoders. An arm the
+// schema does not define returns *UnknownTypeError with its field number
+// (Arm): callers skip it with a warning, as they skip an unknown JSON type.
+// Unknown fields inside a known message are ignored, as unknown JSON members
+// are.
 //
 // The schema is ../shared/spec/proto's with the additions of
 // @ag-ui/proto@1.0.0 (see the field tables in proto_schema.go), so the 31
