@@ -68,11 +68,8 @@ func DecodeProto(msg []byte) (Event, error) {
 func decodeProtoGeneral(msg []byte) (Event, error) {
 	d := pdecPool.Get().(*pdec)
 	defer d.release()
-	d.src = msg
-	if arm, err := d.event(); err != nil {
+	if err := d.transcode(msg); err != nil {
 		return nil, err
-	} else if arm != 0 {
-		return nil, &UnknownTypeError{Arm: int(arm)}
 	}
 	e, err := Decode(d.out)
 	if err != nil {
@@ -96,13 +93,22 @@ func decodeProtoGeneral(msg []byte) (Event, error) {
 func ProtoJSON(msg []byte) ([]byte, error) {
 	d := pdecPool.Get().(*pdec)
 	defer d.release()
-	d.src = msg
-	if arm, err := d.event(); err != nil {
+	if err := d.transcode(msg); err != nil {
 		return nil, err
-	} else if arm != 0 {
-		return nil, &UnknownTypeError{Arm: int(arm)}
 	}
 	return bytes.Clone(d.out), nil
+}
+
+// transcode writes the JSON of the ag_ui.Event msg to d.out. Its error is a
+// *DecodeError, or an *UnknownTypeError for an arm the schema lacks.
+func (d *pdec) transcode(msg []byte) error {
+	d.src = msg
+	if arm, err := d.event(); err != nil {
+		return err
+	} else if arm != 0 {
+		return &UnknownTypeError{Arm: int(arm)}
+	}
+	return nil
 }
 
 var pdecPool = sync.Pool{New: func() any { return new(pdec) }}
