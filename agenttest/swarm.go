@@ -39,9 +39,11 @@ type SwarmConfig struct {
 // the run of SwarmEvents, or, when the run's input answers the swarm's
 // approval interrupt in its resume entries, the run of SwarmResumeEvents
 // that continues it (approved when the entry is resolved with a payload
-// whose "approved" is true). When cfg leaves ThreadID or RunID empty, they
-// are taken from the RunAgentInput the run was started with, if it names
-// them. cfg is copied; nil means the defaults.
+// whose "approved" is true), or, when the input's history holds the swarm's
+// report and ends with a user message, a follow-up run in which the
+// supervisor answers that message (see SwarmFollowUpEvents). When cfg leaves
+// ThreadID or RunID empty, they are taken from the RunAgentInput the run was
+// started with, if it names them. cfg is copied; nil means the defaults.
 func Swarm(cfg *SwarmConfig) Script {
 	var c SwarmConfig
 	if cfg != nil {
@@ -64,6 +66,9 @@ func Swarm(cfg *SwarmConfig) Script {
 				if r.InterruptID == g.suspended.interrupt.ID {
 					return Events(g.resume(approved(r), input.Resume)...).Frames(input)
 				}
+			}
+			if g.isFollowUp(input) {
+				return Events(g.followUp(input)...).Frames(input)
 			}
 		}
 		return Events(first...).Frames(input)
@@ -163,7 +168,10 @@ type swarmGen struct {
 	clock int64
 	ids   map[string]bool
 	n     map[string]int // per id prefix
-	out   []event.Event
+	// idSuffix ends every id g.id makes: "" in the first run and its
+	// resumption, the run id in a follow-up, so that runs never collide.
+	idSuffix string
+	out      []event.Event
 
 	// What the resumed run needs from the first.
 	suspended *researcher
@@ -628,9 +636,10 @@ func op(kind, path string, value any) patchOp {
 }
 
 // id returns the next id with the given prefix: "msg-1", "msg-2", ...
+// (followed by g.idSuffix).
 func (g *swarmGen) id(prefix string) string {
 	g.n[prefix]++
-	return fmt.Sprintf("%s-%d", prefix, g.n[prefix])
+	return fmt.Sprintf("%s-%d%s", prefix, g.n[prefix], g.idSuffix)
 }
 
 // subagentID returns a fresh opaque invocation id.
