@@ -45,7 +45,8 @@ func (s *syncBuffer) String() string {
 
 // TestRun runs the program on in-memory input and output: q ends it with
 // nil, a cancelled context with the context's error; either way every
-// goroutine Run started has ended.
+// goroutine Run started has ended, and the run's summary is left after the
+// screen is restored.
 func TestRun(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cases := []struct {
@@ -92,7 +93,12 @@ func TestRun(t *testing.T) {
 				require.FailNow(t, "Run did not return")
 			}
 			keys.Close()
-			screen := ansi.Strip(out.String())
+			raw := out.String()
+			summary := Summary(s.View())
+			assert.True(t, strings.HasSuffix(raw, summary+"\n"), "the summary ends the output: %q", raw[max(0, len(raw)-300):])
+			assert.Less(t, strings.LastIndex(raw, "\x1b[?1049l"), strings.LastIndex(raw, summary),
+				"the summary comes after the alternate screen is left, so it stays in the terminal")
+			screen := ansi.Strip(raw)
 			assert.Contains(t, screen, "run-test", "the title is drawn")
 			assert.Contains(t, screen, "researcher", "the panes are drawn")
 		})
