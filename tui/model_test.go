@@ -107,7 +107,7 @@ func TestKeys(t *testing.T) {
 		{name: "a expands all", keys: []string{"a"}, selected: 0, expanded: []int{0, 1, 2, 3, 4, 5}},
 		{name: "a again collapses all", keys: []string{"a", "a"}, selected: 0},
 		{name: "a completes a partial expansion", keys: []string{"enter", "a"}, selected: 0, expanded: []int{0, 1, 2, 3, 4, 5}},
-		{name: "pgdown", keys: []string{"pgdown"}, selected: 4},
+		{name: "pgdown", keys: []string{"pgdown"}, selected: 3},
 		{name: "pgup", keys: []string{"end", "pgup"}, selected: 1},
 		{name: "s shows the state", keys: []string{"s"}, mode: ModeState},
 		{name: "s again comes back", keys: []string{"s", "s"}, mode: ModePanes},

@@ -173,8 +173,9 @@ func box(w int, e edges, border style, title, right []styled, body [][]styled) [
 }
 
 // collapsedBody is two lines: what the invocation is (its description, or
-// counts for one without) and the latest thing it did; and a third, what it
-// asks, when an interrupt it raised awaits an answer.
+// counts for one without) and the latest thing it did; before that, the last
+// thing the user said to it, when that is not the latest; and after it,
+// what it asks, when an interrupt it raised awaits an answer.
 func collapsedBody(inv *view.Invocation, w int, t time.Time, ask string, status func(string) view.EntityStatus) [][]styled {
 	var body [][]styled
 	first := oneLine(inv.Description())
@@ -184,7 +185,21 @@ func collapsedBody(inv *view.Invocation, w int, t time.Time, ask string, status 
 	if first != "" {
 		body = append(body, []styled{with(stFaint, first)})
 	}
-	body = append(body, latest(inv, w, t, status))
+	last := latest(inv, w, t, status)
+	var said *event.Message
+	for m := range inv.Messages() {
+		if m.Role == event.RoleUser {
+			said = &m
+		}
+	}
+	if said != nil {
+		prefix, pst, st := rolePrefix(said)
+		user := []styled{with(pst, prefix), with(st, truncate(oneLine(messageText(said)), w-width(prefix)))}
+		if runsWidth(user) != runsWidth(last) || user[1].text != last[len(last)-1].text {
+			body = append(body, user)
+		}
+	}
+	body = append(body, last)
 	if ask != "" {
 		body = append(body, []styled{with(stSuspend, "‖ asks: "), with(stActivity, ask)})
 	}
