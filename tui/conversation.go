@@ -145,7 +145,7 @@ func (m *Model) answerKey(k string) tea.Cmd {
 		if k == "n" {
 			p = rejectPayload
 		}
-		return m.answer(event.ResumeEntry{InterruptID: it.ID, Status: event.ResumeResolved, Payload: p})
+		return m.answer(event.ResumeEntry{InterruptID: it.ID, Status: event.ResumeResolved, Payload: bytes.Clone(p)})
 	case "p":
 		m.edit = &editor{}
 		m.edit.insert(payloadTemplate(it.ResponseSchema))

@@ -422,6 +422,13 @@ func TestEditor(t *testing.T) {
 			}
 		})
 	}
+	t.Run("modifiers", func(t *testing.T) {
+		var e editor
+		e.key(tea.KeyPressMsg{Code: 'x', Text: "x", Mod: tea.ModAlt})
+		e.key(tea.KeyPressMsg{Code: 'y', Text: "Y", Mod: tea.ModCapsLock})
+		e.key(tea.KeyPressMsg{Code: 'z', Text: "Z", Mod: tea.ModShift})
+		assert.Equal(t, "YZ", e.String(), "alt+x is no text; caps lock and shift are")
+	})
 	t.Run("the cursor stays in sight", func(t *testing.T) {
 		var e editor
 		e.insert(strings.Repeat("x", 50) + "END")

@@ -64,7 +64,7 @@ func (e *editor) key(k tea.KeyPressMsg) {
 		e.text = append(e.text[:i], e.text[e.pos:]...)
 		e.pos = i
 	default:
-		if k.Text != "" && k.Mod&^tea.ModShift == 0 {
+		if k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModMeta|tea.ModSuper|tea.ModHyper) == 0 {
 			e.insert(k.Text)
 		}
 	}
