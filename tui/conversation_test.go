@@ -646,3 +646,26 @@ func TestConversationWithClient(t *testing.T) {
 	assert.Equal(t, "Is the grid the bottleneck?", turns[1].Message)
 	assert.Len(t, c.Store().View().Runs(), 3)
 }
+
+// TestConversationWindowSizes renders the conversation's screens at sizes
+// down to the smallest: every one fills the terminal exactly.
+func TestConversationWindowSizes(t *testing.T) {
+	t.Parallel()
+	interrupted, resumed, _ := conversationViews(t)
+	for _, w := range []int{20, 21, 33, 57, 80, 200} {
+		for _, h := range []int{5, 6, 7, 9, 12, 24} {
+			for _, tc := range []struct {
+				v    *view.View
+				keys []string
+			}{
+				{interrupted, nil}, {interrupted, []string{"p"}}, {interrupted, []string{"i"}}, {interrupted, []string{"y"}},
+				{resumed, []string{"i"}}, {resumed, []string{"?"}}, {resumed, []string{"?", "end"}}, {interrupted, []string{"s"}},
+			} {
+				m := talking(t, w, h, tc.v, &recorder{})
+				keys(m, tc.keys...)
+				m.Update(tea.PasteMsg{Content: strings.Repeat("long text ", 30)})
+				requireGeometry(t, m, w, h)
+			}
+		}
+	}
+}
