@@ -50,15 +50,7 @@ func Swarm(cfg *SwarmConfig) Script {
 		c = *cfg
 	}
 	return ScriptFunc(func(input *event.RunAgentInput) iter.Seq[json.RawMessage] {
-		rc := c
-		if input != nil {
-			if rc.ThreadID == "" {
-				rc.ThreadID = input.ThreadID
-			}
-			if rc.RunID == "" {
-				rc.RunID = input.RunID
-			}
-		}
+		rc := c.withInputIDs(input)
 		g := newSwarm(&rc)
 		first := g.build()
 		if input != nil {
@@ -73,6 +65,20 @@ func Swarm(cfg *SwarmConfig) Script {
 		}
 		return Events(first...).Frames(input)
 	})
+}
+
+// withInputIDs returns a copy of c whose empty ThreadID and RunID are
+// input's (when input is not nil).
+func (c SwarmConfig) withInputIDs(input *event.RunAgentInput) SwarmConfig {
+	if input != nil {
+		if c.ThreadID == "" {
+			c.ThreadID = input.ThreadID
+		}
+		if c.RunID == "" {
+			c.RunID = input.RunID
+		}
+	}
+	return c
 }
 
 // approved reports whether a resume entry approves the purchase: resolved,

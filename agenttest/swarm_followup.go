@@ -36,18 +36,11 @@ func swarmQuestionMessage() event.Message {
 // pending interrupt the input does not resume. It returns nil when input is
 // not a follow-up (no report in its history, or no user message last).
 func SwarmFollowUpEvents(cfg *SwarmConfig, input *event.RunAgentInput) []event.Event {
-	c := SwarmConfig{}
+	var c SwarmConfig
 	if cfg != nil {
 		c = *cfg
 	}
-	if input != nil {
-		if c.ThreadID == "" {
-			c.ThreadID = input.ThreadID
-		}
-		if c.RunID == "" {
-			c.RunID = input.RunID
-		}
-	}
+	c = c.withInputIDs(input)
 	g := newSwarm(&c)
 	g.build()
 	if !g.isFollowUp(input) {

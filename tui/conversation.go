@@ -29,6 +29,19 @@ type Turn struct {
 	Answers []event.ResumeEntry
 }
 
+// Answer returns the turn's answer to interrupt it, nil when the turn does
+// not answer it. It fits client.InputOptions.Answer:
+//
+//	client.NextInput(v, &client.InputOptions{Answer: t.Answer, Messages: …})
+func (t Turn) Answer(it event.Interrupt) *event.ResumeEntry {
+	for _, a := range t.Answers {
+		if a.InterruptID == it.ID {
+			return &a
+		}
+	}
+	return nil
+}
+
 // Conversation continues the thread a Model shows. The program that embeds
 // the model provides it, typically with a client: cmd/agview builds the next
 // run's input with client.NextInput (the thread's history, state and the

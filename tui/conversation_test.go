@@ -464,6 +464,10 @@ func TestSchemas(t *testing.T) {
 		assert.Equal(t, tc.summary, schemaSummary(json.RawMessage(tc.schema)), "summary of %s", tc.schema)
 	}
 	assert.True(t, approvable(event.Interrupt{}), "no schema: approvable")
+
+	turn := Turn{Answers: []event.ResumeEntry{{InterruptID: "a", Status: event.ResumeCancelled}, {InterruptID: "b", Status: event.ResumeResolved}}}
+	assert.Equal(t, &turn.Answers[1], turn.Answer(event.Interrupt{ID: "b"}), "Turn.Answer finds the answer by id")
+	assert.Nil(t, turn.Answer(event.Interrupt{ID: "c"}), "Turn.Answer: nil when unanswered")
 	assert.False(t, approvable(event.Interrupt{ResponseSchema: json.RawMessage(`{"type":"string"}`)}))
 }
 
@@ -581,14 +585,7 @@ func TestConversationWithClient(t *testing.T) {
 			content, _ := json.Marshal(t.Message)
 			opts.Messages = []event.Message{{ID: client.NewID(), Role: event.RoleUser, Content: content}}
 		}
-		opts.Answer = func(it event.Interrupt) *event.ResumeEntry {
-			for _, a := range t.Answers {
-				if a.InterruptID == it.ID {
-					return &a
-				}
-			}
-			return nil
-		}
+		opts.Answer = t.Answer
 		_, err := c.Run(ctx, client.NextInput(c.Store().View(), opts))
 		return err
 	})

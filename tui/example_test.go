@@ -46,14 +46,7 @@ func ExampleConversationFunc() {
 	defer c.Close()
 
 	conv := tui.ConversationFunc(func(ctx context.Context, t tui.Turn) error {
-		opts := &client.InputOptions{Answer: func(it event.Interrupt) *event.ResumeEntry {
-			for _, a := range t.Answers {
-				if a.InterruptID == it.ID {
-					return &a
-				}
-			}
-			return nil
-		}}
+		opts := &client.InputOptions{Answer: t.Answer}
 		if t.Message != "" {
 			text, _ := json.Marshal(t.Message)
 			opts.Messages = []event.Message{{ID: client.NewID(), Role: event.RoleUser, Content: text}}

@@ -83,22 +83,9 @@ func (m *Model) helpBody(w, bodyH int) []string {
 }
 
 func (m *Model) helpKey(k string) {
-	inner := max(m.bodyH-2, 1)
-	switch k {
-	case "?", "esc":
+	if k == "?" || k == "esc" {
 		m.mode = m.helpFrom
-	case "down", "j":
-		m.helpOffset++
-	case "up", "k":
-		m.helpOffset--
-	case "pgdown", "space":
-		m.helpOffset += inner
-	case "pgup":
-		m.helpOffset -= inner
-	case "home", "g":
-		m.helpOffset = 0
-	case "end", "G":
-		m.helpOffset = m.helpLines
+		return
 	}
-	m.helpOffset = max(0, min(m.helpOffset, m.helpLines-inner))
+	m.helpOffset = scroll(k, m.helpOffset, m.helpLines, max(m.bodyH-2, 1))
 }

@@ -40,14 +40,7 @@ func (cv *conversation) lastErr() error {
 
 // Continue implements tui.Conversation.
 func (cv *conversation) Continue(ctx context.Context, t tui.Turn) error {
-	opts := &client.InputOptions{Answer: func(it event.Interrupt) *event.ResumeEntry {
-		for _, a := range t.Answers {
-			if a.InterruptID == it.ID {
-				return &a
-			}
-		}
-		return nil
-	}}
+	opts := &client.InputOptions{Answer: t.Answer}
 	if t.Message != "" {
 		text, err := json.Marshal(t.Message)
 		if err != nil {
