@@ -186,7 +186,20 @@ func (m *Model) answer(r event.ResumeEntry) tea.Cmd {
 		}
 		answers = append(answers, a)
 	}
+	// Watch the first asker continue.
+	m.selectInvocation(pending[0].Subagent)
 	return m.send(Turn{Answers: answers})
+}
+
+// selectInvocation selects the pane of the invocation id names (nil: the
+// parent agent's), if it has one.
+func (m *Model) selectInvocation(id *string) {
+	for _, p := range m.panes {
+		if id == nil && p.inv.IsRoot() || id != nil && !p.inv.IsRoot() && p.inv.ID() == *id {
+			m.selected = p.key
+			return
+		}
+	}
 }
 
 // send starts a turn: Continue runs on a goroutine of the model's, tracked
@@ -228,6 +241,7 @@ func (m *Model) submit() tea.Cmd {
 			return nil
 		}
 		m.edit = nil
+		m.selectInvocation(nil) // where the question and its answer show
 		return m.send(Turn{Message: text})
 	}
 	var payload json.RawMessage

@@ -613,8 +613,10 @@ func TestConversationWithClient(t *testing.T) {
 	panesBefore := len(m.panes)
 	assert.Contains(t, screen(m), "asks")
 
+	keys(m, "end")
 	finish(t, m, keys(m, "y"))
 	frame()
+	assert.Equal(t, suspended, m.Selected().ID(), "answering selects the pane of the subagent that asked")
 	v := c.Store().View()
 	assert.Empty(t, v.PendingInterrupts(), "the approval was sent")
 	r, _ := v.LastRun()
@@ -626,10 +628,11 @@ func TestConversationWithClient(t *testing.T) {
 	assert.NotContains(t, screen(m), "asks")
 	assert.Contains(t, screen(m), "i message")
 
-	keys(m, "i")
+	keys(m, "end", "i")
 	typeText(m, "Is the grid the bottleneck?")
 	finish(t, m, keys(m, "enter"))
 	frame()
+	assert.True(t, m.Selected().IsRoot(), "sending a message selects the parent pane")
 	root := strings.Join(strings.Split(screen(m), "\n")[2:7], "\n")
 	assert.Contains(t, root, "user › Is the grid the bottleneck?", "the collapsed parent pane shows the last question")
 	assert.Contains(t, root, `› You asked: "Is the grid the bottleneck?"`, "and its answer")
