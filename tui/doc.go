@@ -58,6 +58,9 @@
 //     answer they are sent together (Turn.Answers), as AG-UI requires, and
 //     the suspended subagent continues in its pane.
 //
+// Sending a message selects the parent agent's pane, where the question and
+// its answer show; answering selects the pane of the subagent that asked.
+//
 // The model calls Conversation.Continue on a goroutine of its own and shows
 // the run through the store; an error it returns is shown above the
 // footer. Nothing can be sent while a run is under way.
