@@ -197,6 +197,8 @@ func TestDemoInPseudoTerminal(t *testing.T) {
 	term.waitFor(ctx, "the state", func(s string) bool {
 		return strings.Contains(s, "─ state ") && strings.Contains(s, `"researchers": {`)
 	})
+	assert.Regexp(t, `"sa-[0-9a-f]+": \{…\} \d+ keys`, term.screen(), "a folded object says how many keys it has")
+	assert.NotContains(t, term.screen(), "{…},", "no stray comma after a folded object")
 	term.press("\x1b")
 	term.waitFor(ctx, "the panes again", final)
 
