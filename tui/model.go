@@ -675,9 +675,9 @@ const (
 	maxAskBox = 8 // the interrupt box's height at most
 )
 
-// bottom is what shows between the body and the footer, in at most room-2
-// lines (the body keeps two): the interrupt asked (in the panes), a notice, the input line or
-// what is being sent.
+// bottom is what shows between the body and the footer: the interrupt
+// asked (in the panes), a notice, the input line or what is being sent. It
+// takes at most room-2 lines: the body keeps two.
 func (m *Model) bottom(w, room int) []string {
 	var status []string
 	if m.notice != "" {
