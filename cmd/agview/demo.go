@@ -49,5 +49,5 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	defer c.Close()
 	// The user's question is the first message of the thread's history.
 	input := agenttest.SwarmInput(&agenttest.SwarmConfig{Seed: *seed, ThreadID: "demo-thread", RunID: "demo-run"})
-	return e.watch(ctx, c, input, *asJSON, "demo")
+	return e.watch(ctx, c, input, &watchConfig{asJSON: *asJSON, title: "demo"})
 }
