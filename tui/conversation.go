@@ -32,7 +32,7 @@ type Turn struct {
 // Answer returns the turn's answer to interrupt it, nil when the turn does
 // not answer it. It fits client.InputOptions.Answer:
 //
-//	client.NextInput(v, &client.InputOptions{Answer: t.Answer, Messages: …})
+//	c.Continue(ctx, &client.InputOptions{Answer: t.Answer, Messages: …})
 func (t Turn) Answer(it event.Interrupt) *event.ResumeEntry {
 	for _, a := range t.Answers {
 		if a.InterruptID == it.ID {
@@ -43,10 +43,10 @@ func (t Turn) Answer(it event.Interrupt) *event.ResumeEntry {
 }
 
 // Conversation continues the thread a Model shows. The program that embeds
-// the model provides it, typically with a client: cmd/agview builds the next
-// run's input with client.NextInput (the thread's history, state and the
-// turn's message and answers) and runs it with client.Run on the client
-// whose store the model shows.
+// the model provides it, typically with a client: cmd/agview calls
+// client.Continue (the next run's input is the thread's history, its state
+// and the turn's message and answers) on the client whose store the model
+// shows.
 type Conversation interface {
 	// Continue runs the next run of the thread with t and returns when that
 	// run has ended. The run's events must reach the store the model shows:

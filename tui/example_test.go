@@ -2,7 +2,6 @@ package tui_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -37,8 +36,9 @@ func ExampleRun() {
 
 // A Conversation lets the user continue the thread from the terminal: the
 // next message, the answers to the interrupts a run left pending. Here each
-// turn is the next input client.NextInput builds from the client's view,
-// run on the same client, so the model shows it from the same store.
+// turn is client.Continue (the next input NextInput builds from the
+// client's view: history, state, message, answers) on the same client, so
+// the model shows it from the same store.
 func ExampleConversationFunc() {
 	srv := agenttest.NewServer(agenttest.Swarm(nil), nil)
 	defer srv.Close()
@@ -48,10 +48,9 @@ func ExampleConversationFunc() {
 	conv := tui.ConversationFunc(func(ctx context.Context, t tui.Turn) error {
 		opts := &client.InputOptions{Answer: t.Answer}
 		if t.Message != "" {
-			text, _ := json.Marshal(t.Message)
-			opts.Messages = []event.Message{{ID: client.NewID(), Role: event.RoleUser, Content: text}}
+			opts.Messages = []event.Message{client.UserMessage(t.Message)}
 		}
-		_, err := c.Run(ctx, client.NextInput(c.Store().View(), opts))
+		_, err := c.Continue(ctx, opts)
 		return err
 	})
 

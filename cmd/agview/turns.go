@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/agview/agview/client"
@@ -11,10 +11,10 @@ import (
 )
 
 // conversation continues the watched thread from the terminal UI: each turn
-// is the next input client.NextInput builds from the client's view (the
-// history, the state, the user's message, the answers to the pending
-// interrupts), run on the same client, so the TUI shows it from the same
-// store.
+// is Client.Continue with the user's message and answers (the next input is
+// the thread's history, its state, the message and the answers, as the
+// reference client builds it), on the same client, so that the TUI shows it
+// from the same store.
 type conversation struct {
 	c *client.Client
 
@@ -25,6 +25,17 @@ type conversation struct {
 // run runs input on the client and records how it ended.
 func (cv *conversation) run(ctx context.Context, input *event.RunAgentInput) error {
 	_, err := cv.c.Run(ctx, input)
+	return cv.record(err)
+}
+
+// record records how a run ended and returns err. A turn the client refused
+// before sending anything (its answers do not fit the pending interrupts)
+// changes nothing: the last run's outcome stands.
+func (cv *conversation) record(err error) error {
+	var refused *client.InterruptError
+	if errors.As(err, &refused) {
+		return err
+	}
 	cv.mu.Lock()
 	cv.err = err
 	cv.mu.Unlock()
@@ -42,11 +53,8 @@ func (cv *conversation) lastErr() error {
 func (cv *conversation) Continue(ctx context.Context, t tui.Turn) error {
 	opts := &client.InputOptions{Answer: t.Answer}
 	if t.Message != "" {
-		text, err := json.Marshal(t.Message)
-		if err != nil {
-			return err
-		}
-		opts.Messages = []event.Message{{ID: client.NewID(), Role: event.RoleUser, Content: text}}
+		opts.Messages = []event.Message{client.UserMessage(t.Message)}
 	}
-	return cv.run(ctx, client.NextInput(cv.c.Store().View(), opts))
+	_, err := cv.c.Continue(ctx, opts)
+	return cv.record(err)
 }

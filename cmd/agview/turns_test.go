@@ -32,6 +32,15 @@ func TestConversationTurns(t *testing.T) {
 	pending := c.Store().View().PendingInterrupts()
 	require.Len(t, pending, 1)
 
+	// A message while the approval is pending is refused before anything
+	// is sent, and the run's outcome stands.
+	err := conv.Continue(t.Context(), tui.Turn{Message: "Anything new?"})
+	var refused *client.InterruptError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, []string{pending[0].ID}, refused.Unanswered)
+	assert.NoError(t, conv.lastErr(), "a refused turn is not a failed run")
+	assert.Len(t, srv.Inputs(), 1, "nothing was sent")
+
 	answer := event.ResumeEntry{InterruptID: pending[0].ID, Status: event.ResumeResolved, Payload: json.RawMessage(`{"approved":false}`)}
 	require.NoError(t, conv.Continue(t.Context(), tui.Turn{Answers: []event.ResumeEntry{answer}}))
 	require.NoError(t, conv.Continue(t.Context(), tui.Turn{Message: "What would change your mind?"}))
