@@ -28,8 +28,8 @@ func swarmQuestionMessage() event.Message {
 // SwarmFollowUpEvents returns the run that answers a follow-up question in
 // the demo swarm's thread: input is the next run's input (its history holds
 // the swarm's runs, and its last message is the user's question). The
-// supervisor reasons, streams its answer and notes the question in the run
-// state; every id it mints ends with the input's run id, so that any number
+// supervisor reasons, streams its answer, notes the question in the run
+// state and reports the tokens it read and wrote (about four bytes a token); every id it mints ends with the input's run id, so that any number
 // of follow-ups (each with a run id of its own) fold into one view. When the history shows the approval
 // interrupt still unanswered (the purchase has no result), the run ends with
 // RUN_ERROR instead, as the protocol asks of an agent whose thread has a
@@ -93,14 +93,33 @@ func (g *swarmGen) followUp(input *event.RunAgentInput) []event.Event {
 	}
 
 	text := strings.Join(strings.Fields(contentString(question)), " ")
+	answer := fmt.Sprintf(swarmFollowUpReply, text)
 	sup.emit(&event.StepStarted{StepName: "follow-up"})
 	sup.reasoning(swarmFollowUpReasoning)
-	reply := sup.text(fmt.Sprintf(swarmFollowUpReply, text))
+	reply := sup.text(answer)
 	sup.patch(op("add", "/lastQuestion", text))
 	sup.emit(&event.StepFinished{StepName: "follow-up"})
 	sup.emit(&event.RunFinished{ThreadID: c.ThreadID, RunID: c.RunID,
-		Result: mustJSON(map[string]any{"answer": reply})})
+		Result: mustJSON(map[string]any{"answer": reply}),
+		Usage:  []event.TokenUsage{followUpUsage(input, answer)}})
 	return g.schedule([]*swarmActor{sup.a})
+}
+
+// followUpUsage is the token usage a follow-up run reports, as a model
+// would: the history it read and what it wrote, at about four bytes a
+// token.
+func followUpUsage(input *event.RunAgentInput, answer string) event.TokenUsage {
+	var read int
+	for _, m := range input.Messages {
+		read += len(m.Content)
+	}
+	in := int64(read / 4)
+	reasoning := int64(len(swarmFollowUpReasoning) / 4)
+	out := reasoning + int64(len(answer)/4)
+	return event.TokenUsage{
+		Provider: event.Ptr("agenttest"), Model: event.Ptr("demo-swarm"),
+		InputTokens: &in, OutputTokens: &out, ReasoningTokens: &reasoning, TotalTokens: event.Ptr(in + out),
+	}
 }
 
 // contentString returns the text of a message's content: a string, or the

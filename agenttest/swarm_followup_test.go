@@ -87,6 +87,11 @@ func TestSwarmFollowUp(t *testing.T) {
 				}
 				assert.Greater(t, len(msgs)-1, userAt, "the question is in the view, before its answer")
 				assert.Nil(t, msgs[userAt].Subagent, "the parent agent's thread holds the question")
+				tokens := r.Tokens()
+				assert.True(t, tokens.Reported, "the follow-up reports its usage")
+				assert.Positive(t, tokens.Input)
+				assert.Positive(t, tokens.Output)
+				assert.Equal(t, tokens.Input+tokens.Output, tokens.Total)
 				var state map[string]any
 				require.NoError(t, json.Unmarshal(v.State(), &state))
 				assert.Equal(t, q, state["lastQuestion"])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -553,7 +554,7 @@ func TestSummary(t *testing.T) {
 		{"no run", view.New(), "no run · 0 subagents · 0 events, none rejected"},
 		{"interrupted", interrupted, "run run-demo interrupted, 1 interrupt awaiting an answer · 5 subagents: 3 finished, 1 suspended, 1 errored · 677 events, none rejected"},
 		{"resumed", resumed, "run run-demo-resumed finished (2 runs) · 5 subagents: 4 finished, 1 errored · 769 events, none rejected"},
-		{"followed up", followedUp, "run run-3 finished (3 runs) · 5 subagents: 4 finished, 1 errored"},
+		{"followed up", followedUp, "run run-3 finished (3 runs) · tokens: 2155 in, 130 out, 2285 total · 5 subagents: 4 finished, 1 errored · 827 events, none rejected"},
 		{"errored", fold(t, true, append(statusEvents(), &event.RunError{Message: "agent crashed"})...), "run r1 errored: agent crashed · 6 subagents:"},
 		{"rejected", fold(t, true, &event.RunStarted{ThreadID: "th", RunID: "r1"}, &event.TextMessageContent{MessageID: "nope", Delta: "x"}), "run r1 running · 0 subagents · 2 events, 1 rejected"},
 	}
@@ -582,11 +583,10 @@ func TestConversationWithClient(t *testing.T) {
 		turns = append(turns, t)
 		opts := &client.InputOptions{}
 		if t.Message != "" {
-			content, _ := json.Marshal(t.Message)
-			opts.Messages = []event.Message{{ID: client.NewID(), Role: event.RoleUser, Content: content}}
+			opts.Messages = []event.Message{client.UserMessage(t.Message)}
 		}
 		opts.Answer = t.Answer
-		_, err := c.Run(ctx, client.NextInput(c.Store().View(), opts))
+		_, err := c.Continue(ctx, opts)
 		return err
 	})
 	_, err := c.Run(t.Context(), agenttest.SwarmInput(nil))
@@ -668,4 +668,20 @@ func TestConversationWindowSizes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTokens checks that the header shows the last run's token usage, in,
+// out and total, when the run reported it, and nothing when it did not.
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	_, resumed, followedUp := conversationViews(t)
+	r, _ := followedUp.LastRun()
+	tokens := r.Tokens()
+	require.True(t, tokens.Reported, "the follow-up reports its usage")
+	want := fmt.Sprintf("tokens: %d in, %d out, %d total", tokens.Input, tokens.Output, tokens.Total)
+	header := func(v *view.View) string {
+		return strings.Join(strings.Split(screen(talking(t, 120, 24, v, nil)), "\n")[:2], "\n")
+	}
+	assert.Contains(t, header(followedUp), want)
+	assert.NotContains(t, header(resumed), "tokens", "the resumed run reported no usage")
 }

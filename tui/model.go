@@ -666,6 +666,11 @@ func (m *Model) header(w int) []string {
 	if warns > 0 {
 		second = append(second, plain("   "), with(stWarn, "⚠ "+plural(warns, "warning")))
 	}
+	if r, ok := m.v.LastRun(); ok {
+		if t := r.Tokens(); t.Reported {
+			second = append(second, plain("   "), with(stFaint, tokensText(t)))
+		}
+	}
 	return []string{line(w, runs...), line(w, second...)}
 }
 

@@ -8,8 +8,8 @@ import (
 )
 
 // Summary returns one line of plain text that sums up v: its last run and
-// how it ended (and how many runs the thread had), the subagent invocations
-// by status, and the events seen and rejected. Run prints it when the
+// how it ended (and how many runs the thread had), the tokens it reported,
+// the subagent invocations by status, and the events seen and rejected. Run prints it when the
 // program ends, so that it stays in the terminal once the screen is
 // restored:
 //
@@ -36,6 +36,9 @@ func Summary(v *view.View) string {
 			s += fmt.Sprintf(" (%d runs)", len(runs))
 		}
 		parts = append(parts, s)
+		if t := r.Tokens(); t.Reported {
+			parts = append(parts, tokensText(t))
+		}
 	}
 	byStatus := map[view.Status]int{}
 	n := 0
@@ -60,4 +63,10 @@ func Summary(v *view.View) string {
 	}
 	parts = append(parts, plural(v.EventCount(), "event")+", "+rejected)
 	return strings.Join(parts, " · ")
+}
+
+// tokensText is a run's token usage in one phrase: its tokens in, out and
+// in all.
+func tokensText(t view.Tokens) string {
+	return fmt.Sprintf("tokens: %d in, %d out, %d total", t.Input, t.Output, t.Total)
 }

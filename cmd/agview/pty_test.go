@@ -244,6 +244,7 @@ func TestDemoInPseudoTerminal(t *testing.T) {
 	parent := strings.Join(lines[2:min(8, len(lines))], "\n")
 	assert.Contains(t, parent, "parent agent", "the first pane is the parent's")
 	assert.Contains(t, parent, "user › Is the grid the bottleneck?", "the question is in the parent pane")
+	assert.Regexp(t, `tokens: \d+ in, \d+ out, \d+ total`, strings.Join(lines[:2], "\n"), "the header shows the run's tokens")
 
 	// At 80 columns the footer keeps every key name, d diagnostics too.
 	term.resize(80, 24)
@@ -269,8 +270,8 @@ func TestDemoInPseudoTerminal(t *testing.T) {
 	assert.Equal(t, 0, term.cmd.ProcessState.ExitCode())
 	term.waitFor(ctx, "the terminal's own screen back, with the summary", func(s string) bool {
 		flat := strings.ReplaceAll(s, "\n", "") // the line wraps at 80 columns
-		return !strings.Contains(s, "parent agent") && strings.Contains(flat, "finished (3 runs) · 5 subagents: 4 finished, 1 errored") &&
-			strings.Contains(flat, "none rejected")
+		return !strings.Contains(s, "parent agent") && strings.Contains(flat, "finished (3 runs) · tokens: ") &&
+			strings.Contains(flat, "5 subagents: 4 finished, 1 errored") && strings.Contains(flat, "none rejected")
 	})
 }
 
