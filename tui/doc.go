@@ -10,8 +10,9 @@
 //
 // A header with the title, the run's status (a spinner while it runs, then
 // finished, interrupted, errored, failed, cancelled or incomplete), the
-// number of events, the subagents counted by status and the number of
-// violations and warnings.
+// number of events, the subagents counted by status, the number of
+// violations and warnings, and the tokens the last run reported (in, out
+// and total; view.Run.Tokens), when it reported any.
 //
 // Below it, a pane per invocation: the parent agent first, then each
 // subagent under the invocation that spawned it, indented one step per
