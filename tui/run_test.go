@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/store"
 )
 
@@ -103,4 +105,59 @@ func TestRun(t *testing.T) {
 			assert.Contains(t, screen, "researcher", "the panes are drawn")
 		})
 	}
+}
+
+// TestRunConversation answers the demo's interrupt through the program:
+// the key reaches the model, the Conversation runs on the model's
+// goroutine and feeds the store, the frame loop shows the run it started,
+// and when the user quits the summary names both runs.
+func TestRunConversation(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	interrupted, _, _ := conversationViews(t)
+	s := store.New(&store.Options{Initial: interrupted})
+	defer s.Close()
+	var got []Turn
+	conv := ConversationFunc(func(ctx context.Context, turn Turn) error {
+		got = append(got, turn)
+		for _, e := range agenttest.SwarmResumeEvents(&agenttest.SwarmConfig{Seed: 1}, true) {
+			if err := s.Dispatch(e); err != nil {
+				return err
+			}
+		}
+		return ctx.Err()
+	})
+	in, keys := io.Pipe()
+	defer in.Close()
+	out := newSyncBuffer()
+	done := make(chan error, 1)
+	go func() { done <- Run(t.Context(), s, &Options{Title: "talk", Input: in, Output: out, Conversation: conv}) }()
+
+	waitCtx := deadline(t)
+	waitFor := func(what string) {
+		t.Helper()
+		for !strings.Contains(ansi.Strip(out.String()), what) {
+			select {
+			case err := <-done:
+				require.FailNow(t, "Run ended early", "%v", err)
+			case <-waitCtx.Done():
+				require.FailNow(t, "never shown: "+what, "output: %q", out.String())
+			case <-out.bell:
+			}
+		}
+	}
+	waitFor("y approve")
+	_, _ = io.WriteString(keys, "y")
+	waitFor("run 2 of 2")
+	_, _ = io.WriteString(keys, "q")
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-waitCtx.Done():
+		require.FailNow(t, "Run did not return")
+	}
+	keys.Close()
+	require.Len(t, got, 1)
+	assert.Equal(t, event.ResumeResolved, got[0].Answers[0].Status)
+	assert.True(t, strings.HasSuffix(out.String(), Summary(s.View())+"\n"))
+	assert.Contains(t, Summary(s.View()), "finished (2 runs)")
 }
