@@ -130,7 +130,9 @@ func TestRunConversation(t *testing.T) {
 	defer in.Close()
 	out := newSyncBuffer()
 	done := make(chan error, 1)
-	go func() { done <- Run(t.Context(), s, &Options{Title: "talk", Input: in, Output: out, Conversation: conv}) }()
+	go func() {
+		done <- Run(t.Context(), s, &Options{Title: "talk", Input: in, Output: out, Conversation: conv})
+	}()
 
 	waitCtx := deadline(t)
 	waitFor := func(what string) {
