@@ -29,12 +29,23 @@ type Options struct {
 	MaxEventBytes int
 
 	// HTTPClient sends the SSE request. nil means http.DefaultClient. Its
-	// Timeout, if any, bounds the whole stream; prefer a context deadline.
+	// Timeout, if any, bounds the whole stream; prefer a context deadline or
+	// IdleTimeout. The source uses a copy of it whose CheckRedirect guards
+	// redirects (see Header); the caller's CheckRedirect still runs after
+	// that guard.
 	HTTPClient *http.Client
 
 	// Header holds extra request headers, sent with the SSE POST and the
-	// WebSocket handshake (e.g. Authorization). Content-Type and Accept of
-	// the SSE request are always set by the source.
+	// WebSocket handshake (e.g. Authorization or an API key). Content-Type
+	// and Accept of the SSE request are always set by the source.
+	//
+	// The headers go to the agent's origin only. When the server redirects
+	// the SSE request to another origin (another scheme, host or port),
+	// these headers and the credential headers (Authorization,
+	// Proxy-Authorization, Cookie) are removed before the redirect is
+	// followed; a redirect from https to http is never followed (the request
+	// fails with a KindConnect error wrapping ErrInsecureRedirect). A
+	// WebSocket handshake follows no redirect at all.
 	Header http.Header
 
 	// Dialer opens WebSocket connections. nil means websocket.DefaultDialer.

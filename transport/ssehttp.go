@@ -35,7 +35,9 @@ var _ Runner = (*SSE)(nil)
 
 // NewSSE returns an SSE source for the agent at url. opts may be nil.
 func NewSSE(url string, opts *Options) *SSE {
-	return &SSE{url: url, opts: opts.resolve()}
+	o := opts.resolve()
+	o.HTTPClient = guardRedirects(o.HTTPClient, o.Header)
+	return &SSE{url: url, opts: o}
 }
 
 // Run POSTs input (nil sends an empty RunAgentInput) with Content-Type
