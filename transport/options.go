@@ -58,8 +58,21 @@ type Options struct {
 
 	// PongTimeout is how long, beyond PingInterval, a WebSocket source waits
 	// for a message or a pong before it ends the stream with a KindIO error.
-	// 0 means DefaultPongTimeout.
+	// It also bounds the write of each ping and of each pong answering the
+	// peer's pings: a peer that does not read them (a ping flood) ends the
+	// stream with a KindIO error that says so. 0 means DefaultPongTimeout.
 	PongTimeout time.Duration
+
+	// IdleTimeout ends a stream with a KindIdle error when the server shows
+	// no activity for that long, from the request on: a server that sends
+	// RUN_STARTED and then nothing, or trickles bytes, no longer holds the
+	// caller forever. Over SSE, activity is the response headers and every
+	// complete line (an event's lines, a comment such as a keep-alive, a
+	// blank line); bytes that do not complete a line are not. Over WebSocket,
+	// it is every complete message and every ping from the server; the pongs
+	// answering the source's own pings are not (they show the connection is
+	// up, not that the agent is working). 0 means no idle timeout.
+	IdleTimeout time.Duration
 }
 
 // resolve returns a copy of o with defaults filled in.
