@@ -4,7 +4,7 @@
 //
 //	agview verify [--json] [--format F] FILE|-
 //	agview replay [--json] [--format F] FILE|-
-//	agview watch  [--ws] [--input FILE] [--header K:V]... [--json] URL
+//	agview watch  [--ws] [--input FILE] [--header K:V]... [--idle-timeout D] [--json] URL
 //	agview demo   [--json]
 //
 // Input files are JSONL (one event per line), SSE text, or a JSON array of

@@ -19,7 +19,10 @@ text/event-stream, or with --ws a WebSocket) and shows the live view: one pane
 per subagent invocation on a terminal (arrows/tab move, enter expands, s shows
 the state, q quits), plain progress lines otherwise. With --json there is no UI:
 the final view's JSON (as "agview replay --json" prints it) is written when the
-run ends.
+run ends. Headers given with --header go to the agent's origin only: a
+redirect elsewhere is followed without them, and one from https to http is
+refused. --idle-timeout ends a run whose agent has gone quiet (SSE comments
+and WebSocket pings count as signs of life).
 
 Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
 1 the run errored, failed, was cut or was cancelled, or an event was rejected,
@@ -29,6 +32,7 @@ Examples:
   agview watch http://localhost:8000/agent
   agview watch --input input.json --header 'Authorization: Bearer $TOKEN' https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
+  agview watch --idle-timeout 2m http://localhost:8000/agent
 `
 
 // headerFlag collects repeated --header K:V flags.
@@ -45,12 +49,13 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--json] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--idle-timeout D] [--json] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send (default: a new thread, no messages)")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
-	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
+	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
+	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
@@ -74,6 +79,11 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	for _, h := range headers {
 		opts = append(opts, client.WithHeader(h[0], h[1]))
 	}
+	if *idle < 0 {
+		fmt.Fprintf(e.stderr, "agview watch: --idle-timeout must not be negative, got %v\n", *idle)
+		return exitUsage
+	}
+	opts = append(opts, client.WithIdleTimeout(*idle))
 	c := client.New(pos[0], opts...)
 	defer c.Close()
 	return e.watch(ctx, c, input, *asJSON, pos[0])
