@@ -70,25 +70,57 @@ func NewWriter(w io.Writer, o Options) *Writer {
 
 // Write indents p, a piece of the JSON text. It never fails but for an
 // error of the underlying writer.
-func (w *Writer) Write(p []byte) (int, error) {
-	for _, c := range p {
+func (w *Writer) Write(p []byte) (int, error) { return write(w, p, w.out.Write) }
+
+// WriteString is Write for a string.
+func (w *Writer) WriteString(s string) (int, error) { return write(w, s, w.out.WriteString) }
+
+func write[T string | []byte](w *Writer, p T, copyOut func(T) (int, error)) (int, error) {
+	for i := 0; i < len(p); {
 		if w.err != nil {
 			return 0, w.err
 		}
-		w.byte(c)
+		// Runs of plain bytes, inside a string or a literal, are copied
+		// whole; every other byte goes through the state machine.
+		if n := plainRun(w, p[i:]); n > 0 {
+			if w.err == nil {
+				_, w.err = copyOut(p[i : i+n])
+			}
+			i += n
+			continue
+		}
+		w.byte(p[i])
+		i++
 	}
 	return len(p), w.err
 }
 
-// WriteString is Write for a string.
-func (w *Writer) WriteString(s string) (int, error) {
-	for i := 0; i < len(s); i++ {
-		if w.err != nil {
-			return 0, w.err
-		}
-		w.byte(s[i])
+// plainRun returns how many bytes at the start of p are copied as they are:
+// string content with nothing to escape or end, or the rest of a literal
+// (number, true, false, null) already begun.
+func plainRun[T string | []byte](w *Writer, p T) int {
+	if w.skip > 0 || len(w.held) > 0 || w.escaped || w.needIndent {
+		return 0
 	}
-	return len(s), w.err
+	n := 0
+	if w.inString {
+		for n < len(p) {
+			c := p[n]
+			if c == '"' || c == '\\' || (w.o.EscapeHTML && (c == '<' || c == '>' || c == '&' || c == 0xE2)) {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	for n < len(p) {
+		switch p[n] {
+		case '"', '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\r':
+			return n
+		}
+		n++
+	}
+	return n
 }
 
 // Close flushes the output. It does not close the underlying writer.
