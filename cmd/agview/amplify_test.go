@@ -181,4 +181,3 @@ func TestReplayBoundsGolden(t *testing.T) {
 	assert.Len(t, form.Messages, treeMaxItems+5, "and every message")
 	assert.Len(t, form.State.Wide, stateMaxItems+7, "and the whole state")
 }
-
