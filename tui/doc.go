@@ -30,8 +30,14 @@
 // under it in the expanded pane, as an abandoned tool call is marked ⊘
 // abandoned.
 //
+// The pane tree is bounded so that a hostile stream cannot make the screen
+// grow without end: panes nest at most 16 levels deep and an invocation shows
+// at most 200 child panes; the invocations cut (with everything below them)
+// are counted on a line under the last pane shown.
+//
 // The s key shows the run-scoped state as a JSON tree whose objects and
-// arrays fold and unfold; the d key lists the diagnostics.
+// arrays fold and unfold (an unfolded one shows 200 members, then counts the
+// rest); the d key lists the diagnostics.
 //
 // # Keys
 //
