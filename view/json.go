@@ -20,6 +20,9 @@ type jsonRun struct {
 	Outcome  *event.RunFinishedOutcome `json:"outcome"`
 	Result   json.RawMessage           `json:"result"`
 	Error    *jsonError                `json:"error"`
+	// Usage is written only when the run reported usage (see the package
+	// documentation).
+	Usage []event.TokenUsage `json:"usage,omitzero"`
 }
 
 type jsonError struct {
@@ -104,7 +107,7 @@ func (v *View) WriteJSON(w io.Writer) error {
 		jw.sep(&first)
 		jw.value(&jsonRun{
 			ThreadID: r.ThreadID, RunID: r.RunID, Status: RunStatus(r.Status),
-			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err),
+			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err), Usage: r.Usage,
 		})
 	}
 	jw.raw(`],"invocations":[`)

@@ -64,8 +64,9 @@ func TestReplayDeepChainBounded(t *testing.T) {
 	in := chainJSONL(depth)
 	require.NoError(t, os.WriteFile(path, in, 0o644))
 	e := &env{stdout: &countingWriter{}, stderr: &countingWriter{}}
-	v, err := foldFile(t.Context(), e, path, transport.FormatAuto)
+	f, err := foldFile(t.Context(), e, &recording{path: path, format: transport.FormatAuto})
 	require.NoError(t, err)
+	v := f.v
 	require.Equal(t, depth, v.InvocationCount())
 
 	t.Run("text", func(t *testing.T) {
@@ -112,8 +113,9 @@ func TestReplayDeepState(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "state.jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(in), 0o644))
 		e := &env{stdout: &countingWriter{}, stderr: &countingWriter{}}
-		v, err := foldFile(t.Context(), e, path, transport.FormatAuto)
+		f, err := foldFile(t.Context(), e, &recording{path: path, format: transport.FormatAuto})
 		require.NoError(t, err)
+		v := f.v
 
 		out := &countingWriter{}
 		alloc := allocated(func() { require.NoError(t, printView(&env{stdout: out}, v, tt.json)) })

@@ -49,6 +49,9 @@ func writeTree(w io.Writer, v *view.View) error {
 				fmt.Fprintf(b, " (%s)", excerpt(*r.Error.Code, excerptLen))
 			}
 		}
+		if t := r.Tokens(); t.Reported {
+			fmt.Fprintf(b, "  tokens %d in, %d out, %d total", t.Input, t.Output, t.Total)
+		}
 		b.WriteByte('\n')
 		for j, in := range r.Interrupts {
 			if j == treeMaxItems {
