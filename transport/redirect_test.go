@@ -44,6 +44,22 @@ func redirector(target string, code int) http.Handler {
 	})
 }
 
+// redirectPair starts an agent and a server redirecting /agent to target
+// (the agent's URL with path, or with the host rewritten by retarget); it
+// returns the redirecting server's /agent URL and the agent.
+func redirectPair(t *testing.T, code int, path string, retarget func(string) string) (string, *agentRecorder) {
+	other := &agentRecorder{}
+	otherSrv := httptest.NewServer(other)
+	t.Cleanup(otherSrv.Close)
+	target := otherSrv.URL + path
+	if retarget != nil {
+		target = retarget(target)
+	}
+	home := httptest.NewServer(redirector(target, code))
+	t.Cleanup(home.Close)
+	return home.URL + "/agent", other
+}
+
 // TestRedirectKeepsSecretsAtHome checks that Options.Header and the
 // credential headers reach the agent's origin only, and that an https → http
 // redirect is refused, with two httptest servers, one redirecting to the
@@ -57,13 +73,10 @@ func TestRedirectKeepsSecretsAtHome(t *testing.T) {
 	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusFound, http.StatusPermanentRedirect} {
 		t.Run(http.StatusText(code)+"/another origin gets no secrets", func(t *testing.T) {
 			t.Parallel()
-			other := &agentRecorder{}
-			otherSrv := httptest.NewServer(other)
-			defer otherSrv.Close()
-			home := httptest.NewServer(redirector(otherSrv.URL+"/elsewhere", code))
-			defer home.Close()
-
-			c := collect(transport.NewSSE(home.URL+"/agent", &transport.Options{Header: header}).Run(t.Context(), nil))
+			// Both listen on 127.0.0.1: the same host, another port, which
+			// net/http counts as the same domain (it keeps Authorization).
+			home, other := redirectPair(t, code, "/elsewhere", nil)
+			c := collect(transport.NewSSE(home, &transport.Options{Header: header}).Run(t.Context(), nil))
 			require.NoError(t, c.fatal, "the redirect is followed")
 			assert.Len(t, c.events, len(sample))
 			reqs := other.requests()
@@ -89,21 +102,6 @@ func TestRedirectKeepsSecretsAtHome(t *testing.T) {
 		assert.Equal(t, "secret-key", reqs[0].Get("X-Api-Key"))
 		assert.Equal(t, "Bearer secret-token", reqs[0].Get("Authorization"))
 	})
-	t.Run("another port of the same host is another origin", func(t *testing.T) {
-		t.Parallel()
-		other := &agentRecorder{}
-		otherSrv := httptest.NewServer(other)
-		defer otherSrv.Close()
-		// Both listen on 127.0.0.1: the same host, another port.
-		home := httptest.NewServer(redirector(otherSrv.URL, http.StatusTemporaryRedirect))
-		defer home.Close()
-		c := collect(transport.NewSSE(home.URL+"/agent", &transport.Options{Header: header}).Run(t.Context(), nil))
-		require.NoError(t, c.fatal)
-		reqs := other.requests()
-		require.Len(t, reqs, 1)
-		assert.Empty(t, reqs[0].Get("Authorization"), "net/http keeps Authorization for the same host on another port; agview does not")
-		assert.Empty(t, reqs[0].Get("X-Api-Key"))
-	})
 	t.Run("https to http is never followed", func(t *testing.T) {
 		t.Parallel()
 		plain := &agentRecorder{}
@@ -122,13 +120,9 @@ func TestRedirectKeepsSecretsAtHome(t *testing.T) {
 	})
 	t.Run("the caller's CheckRedirect still decides", func(t *testing.T) {
 		t.Parallel()
-		other := &agentRecorder{}
-		otherSrv := httptest.NewServer(other)
-		defer otherSrv.Close()
-		home := httptest.NewServer(redirector(otherSrv.URL, http.StatusTemporaryRedirect))
-		defer home.Close()
+		home, other := redirectPair(t, http.StatusTemporaryRedirect, "", nil)
 		hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		c := collect(transport.NewSSE(home.URL+"/agent", &transport.Options{HTTPClient: hc}).Run(t.Context(), nil))
+		c := collect(transport.NewSSE(home, &transport.Options{HTTPClient: hc}).Run(t.Context(), nil))
 		var te *transport.Error
 		require.ErrorAs(t, c.fatal, &te)
 		assert.Equal(t, transport.KindStatus, te.Kind, "the redirect itself is the answer")
@@ -139,13 +133,11 @@ func TestRedirectKeepsSecretsAtHome(t *testing.T) {
 
 func TestRedirectHeaderNamesAreCaseInsensitive(t *testing.T) {
 	t.Parallel()
-	other := &agentRecorder{}
-	otherSrv := httptest.NewServer(other)
-	defer otherSrv.Close()
-	home := httptest.NewServer(redirector(strings.Replace(otherSrv.URL, "127.0.0.1", "localhost", 1), http.StatusTemporaryRedirect))
-	defer home.Close()
+	home, other := redirectPair(t, http.StatusTemporaryRedirect, "", func(u string) string {
+		return strings.Replace(u, "127.0.0.1", "localhost", 1) // another host
+	})
 	header := http.Header{"x-lowercase-key": {"secret"}}
-	c := collect(transport.NewSSE(home.URL+"/agent", &transport.Options{Header: header}).Run(t.Context(), nil))
+	c := collect(transport.NewSSE(home, &transport.Options{Header: header}).Run(t.Context(), nil))
 	require.NoError(t, c.fatal)
 	reqs := other.requests()
 	require.Len(t, reqs, 1)
