@@ -28,7 +28,8 @@
 //   - The context is cancelled: the request is closed, the run is marked
 //     cancelled (never finished) and Run returns the context's error.
 //   - The transport breaks or is cut (including a stream that ends before its
-//     run finished): the run is marked failed, every open invocation
+//     run finished, and, with WithIdleTimeout, an agent that went quiet): the
+//     run is marked failed, every open invocation
 //     abandoned (PROTOCOL.md G11), everything folded so far kept, and Run
 //     returns the *transport.Error.
 //   - With WithStopOnViolation, the first rejected event ends the run as
