@@ -72,7 +72,7 @@ func setAccept(req *http.Request, e Encoding) {
 // responseEncoding tells how to read a response whose Content-Type is ct:
 // proto is true for the protobuf framing; err is a KindContentType *Error
 // naming ct when it is neither that nor text/event-stream.
-func responseEncoding(ct string) (proto bool, err error) {
+func responseEncoding(ct string) (proto bool, err *Error) {
 	mt, _, perr := mime.ParseMediaType(ct)
 	switch {
 	case perr == nil && mt == "text/event-stream":
@@ -82,6 +82,34 @@ func responseEncoding(ct string) (proto bool, err error) {
 	}
 	return false, &Error{Kind: KindContentType, Offset: -1,
 		Err: fmt.Errorf("the response is %q, want text/event-stream or %s", ct, MediaTypeProto)}
+}
+
+// byteActivity tells an idle watch of every byte read: the protobuf framing
+// has no keep-alive, so any byte is a sign of life.
+type byteActivity struct {
+	io.ReadCloser
+	w *idleWatch
+}
+
+func (r *byteActivity) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.w.active()
+	}
+	return n, err
+}
+
+// explain turns a read error caused by the idle watch cancelling the request
+// into the watch's error; other errors, and io.EOF, are returned as they are.
+func (w *idleWatch) explain(err error) error {
+	if err == nil || err == io.EOF || !w.timedOut() {
+		return err
+	}
+	at := int64(-1)
+	if e, ok := err.(*Error); ok {
+		at = e.Offset
+	}
+	return w.err(at)
 }
 
 // protoSource frames the protobuf framing: each frame is a 4-byte

@@ -480,3 +480,48 @@ func FuzzProtoFraming(f *testing.F) {
 		}
 	})
 }
+
+// TestProtoIdleTimeout: over the protobuf framing, every byte is a sign of
+// life (it has no keep-alive), and an agent that sends nothing for
+// Options.IdleTimeout ends the stream with KindIdle.
+func TestProtoIdleTimeout(t *testing.T) {
+	t.Parallel()
+	frames := protoFrames(t, decodeAll(t, sample))
+	first := protoFrames(t, decodeAll(t, sample[:1]))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", transport.MediaTypeProto)
+		w.WriteHeader(http.StatusOK)
+		send := func(b []byte) bool {
+			if _, err := w.Write(b); err != nil {
+				return false
+			}
+			w.(http.Flusher).Flush()
+			return r.Context().Err() == nil
+		}
+		if r.URL.Path == "/slow" {
+			// The whole stream, a byte at a time, each well within the timeout.
+			for i := range frames {
+				if !send(frames[i:i+1]) {
+					return
+				}
+				time.Sleep(idleTimeout / 200)
+			}
+			return
+		}
+		send(first)
+		<-r.Context().Done() // then nothing
+	}))
+	defer srv.Close()
+	opts := &transport.Options{IdleTimeout: idleTimeout, Encoding: transport.EncodingProto}
+
+	c := collect(transport.NewSSE(srv.URL+"/stalls", opts).Run(t.Context(), nil))
+	var te *transport.Error
+	require.ErrorAs(t, c.fatal, &te)
+	assert.Equal(t, transport.KindIdle, te.Kind, "%v", te)
+	assert.Len(t, c.events, 1)
+
+	c = collect(transport.NewSSE(srv.URL+"/slow", opts).Run(t.Context(), nil))
+	require.NoError(t, c.fatal)
+	assert.Equal(t, decodeAll(t, sample), c.events)
+}

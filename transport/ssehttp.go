@@ -36,7 +36,9 @@ var _ Runner = (*SSE)(nil)
 
 // NewSSE returns an SSE source for the agent at url. opts may be nil.
 func NewSSE(url string, opts *Options) *SSE {
-	return &SSE{url: url, opts: opts.resolve()}
+	o := opts.resolve()
+	o.HTTPClient = guardRedirects(o.HTTPClient, o.Header)
+	return &SSE{url: url, opts: o}
 }
 
 // Run POSTs input (nil sends an empty RunAgentInput) with Content-Type
@@ -87,9 +89,17 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 		if err != nil {
 			return nil, &Error{Kind: KindConnect, Offset: -1, Err: fmt.Errorf("encode RunAgentInput: %w", err)}
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+		// The request has a context of its own, which the idle watch cancels.
+		rctx, cancel := context.WithCancel(ctx)
+		watch := newIdleWatch(s.opts.IdleTimeout, cancel)
+		fail := func(err *Error) (source, error) {
+			watch.stop()
+			cancel()
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(rctx, http.MethodPost, s.url, bytes.NewReader(body))
 		if err != nil {
-			return nil, &Error{Kind: KindConnect, Offset: -1, Err: err}
+			return fail(&Error{Kind: KindConnect, Offset: -1, Err: err})
 		}
 		for k, v := range s.opts.Header {
 			req.Header[k] = append([]string(nil), v...)
@@ -98,25 +108,38 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 		setAccept(req, s.opts.Encoding)
 		resp, err := s.opts.HTTPClient.Do(req)
 		if err != nil {
-			return nil, &Error{Kind: KindConnect, Offset: -1, Err: err}
+			if watch.timedOut() {
+				return fail(watch.err(-1))
+			}
+			return fail(&Error{Kind: KindConnect, Offset: -1, Err: err})
 		}
+		watch.active()
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			defer resp.Body.Close()
-			return nil, &Error{Kind: KindStatus, Offset: -1, Status: resp.StatusCode, Body: bodyExcerpt(resp.Body)}
+			return fail(&Error{Kind: KindStatus, Offset: -1, Status: resp.StatusCode, Body: bodyExcerpt(resp.Body)})
 		}
-		proto, err := responseEncoding(resp.Header.Get("Content-Type"))
-		if err != nil {
+		proto, cterr := responseEncoding(resp.Header.Get("Content-Type"))
+		if cterr != nil {
 			resp.Body.Close()
-			return nil, err
+			return fail(cterr)
 		}
 		s.mu.Lock()
 		s.lastID, s.retry, s.hasRetry = "", 0, false
 		s.mu.Unlock()
 		if proto {
-			return &httpProtoSource{protoSource: newProtoSource(resp.Body, s.opts.MaxEventBytes), body: resp.Body}, nil
+			var r io.Reader = resp.Body
+			if watch != nil {
+				r = &byteActivity{ReadCloser: resp.Body, w: watch}
+			}
+			return &httpProtoSource{protoSource: newProtoSource(r, s.opts.MaxEventBytes), body: resp.Body,
+				watch: watch, cancel: cancel}, nil
 		}
-		src := &httpSSESource{owner: s, body: resp.Body}
-		src.p.init(resp.Body, s.opts.MaxEventBytes)
+		src := &httpSSESource{owner: s, body: resp.Body, watch: watch, cancel: cancel}
+		var r io.Reader = resp.Body
+		if watch != nil {
+			r = &lineActivity{ReadCloser: resp.Body, w: watch}
+		}
+		src.p.init(r, s.opts.MaxEventBytes)
 		return src, nil
 	}
 	return st
@@ -126,14 +149,17 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 // stream's cursor to its SSE.
 type httpSSESource struct {
 	sseSource
-	owner *SSE
-	body  io.ReadCloser
-	id    string
-	retry int64
+	owner  *SSE
+	body   io.ReadCloser
+	watch  *idleWatch
+	cancel context.CancelFunc
+	id     string
+	retry  int64
 }
 
 func (s *httpSSESource) next() ([]byte, int64, error) {
 	data, off, err := s.sseSource.next()
+	err = s.watch.explain(err)
 	if s.p.lastID != s.id || s.p.retry != s.retry {
 		s.id, s.retry = s.p.lastID, s.p.retry
 		s.owner.mu.Lock()
@@ -144,15 +170,30 @@ func (s *httpSSESource) next() ([]byte, int64, error) {
 	return data, off, err
 }
 
-func (s *httpSSESource) close() { s.body.Close() }
+func (s *httpSSESource) close() {
+	s.watch.stop()
+	s.cancel()
+	s.body.Close()
+}
 
 // httpProtoSource is a protoSource over a response body.
 type httpProtoSource struct {
 	*protoSource
-	body io.ReadCloser
+	body   io.ReadCloser
+	watch  *idleWatch
+	cancel context.CancelFunc
 }
 
-func (s *httpProtoSource) close() { s.body.Close() }
+func (s *httpProtoSource) next() ([]byte, int64, error) {
+	data, off, err := s.protoSource.next()
+	return data, off, s.watch.explain(err)
+}
+
+func (s *httpProtoSource) close() {
+	s.watch.stop()
+	s.cancel()
+	s.body.Close()
+}
 
 // maxExcerpt bounds the body kept in an Error.
 const maxExcerpt = 1 << 10
