@@ -502,7 +502,7 @@ func TestProtoIdleTimeout(t *testing.T) {
 		if r.URL.Path == "/slow" {
 			// The whole stream, a byte at a time, each well within the timeout.
 			for i := range frames {
-				if !send(frames[i:i+1]) {
+				if !send(frames[i : i+1]) {
 					return
 				}
 				time.Sleep(idleTimeout / 200)
