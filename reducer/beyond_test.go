@@ -1,0 +1,115 @@
+package reducer_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/conformance"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+)
+
+// The vectors of testdata/beyond are agview's own, in the shape of the shared
+// conformance vectors (testdata/conformance/README.md), for behaviour the
+// shared suite does not cover: where the reference client and agview's
+// decisions (PROTOCOL.md G8, G16, G17, G20, G22) meet. Besides the shared
+// keys, expect.warningRules lists the rule ids of the warnings the stream
+// must record (each at least once).
+
+// beyondVector is a vector of testdata/beyond with its warning rules.
+type beyondVector struct {
+	*conformance.Vector
+	WarningRules []string
+}
+
+func loadBeyond(t *testing.T) []beyondVector {
+	t.Helper()
+	dir := filepath.Join("testdata", "beyond")
+	vecs, err := conformance.LoadDir(dir)
+	require.NoError(t, err)
+	out := make([]beyondVector, len(vecs))
+	for i, v := range vecs {
+		b, err := os.ReadFile(filepath.Join(dir, v.Name+".json"))
+		require.NoError(t, err)
+		var extra struct {
+			Expect struct {
+				WarningRules []string `json:"warningRules"`
+			} `json:"expect"`
+		}
+		require.NoError(t, json.Unmarshal(b, &extra))
+		out[i] = beyondVector{v, extra.Expect.WarningRules}
+	}
+	return out
+}
+
+// foldBeyond folds vec with FoldJSON one view at a time and, independently,
+// with a Builder, and checks that both agree on the final view.
+func foldBeyond(t *testing.T, vec *conformance.Vector) (*view.View, []*reducer.Violation) {
+	t.Helper()
+	v, viols := foldVector(t, vec)
+	b := reducer.NewBuilder(view.New())
+	var bviols []*reducer.Violation
+	for _, raw := range vec.Events {
+		if err := b.FoldJSON(raw); err != nil {
+			var viol *reducer.Violation
+			require.True(t, errors.As(err, &viol))
+			bviols = append(bviols, viol)
+		}
+	}
+	bv := b.View()
+	want, err := json.Marshal(v)
+	require.NoError(t, err)
+	got, err := json.Marshal(bv)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got), "a Builder folds as FoldJSON does")
+	assert.Len(t, bviols, len(viols), "a Builder refuses what FoldJSON refuses")
+	return v, viols
+}
+
+func TestBeyondVectors(t *testing.T) {
+	t.Parallel()
+	for _, vec := range loadBeyond(t) {
+		t.Run(vec.Name, func(t *testing.T) {
+			t.Parallel()
+			v, viols := foldBeyond(t, vec.Vector)
+			if !vec.Accept() {
+				require.NotEmpty(t, viols, "verdict: want reject at %v, got accept", vec.Expect.RejectAt)
+				require.NotNil(t, vec.Expect.RejectAt)
+				assert.Equal(t, *vec.Expect.RejectAt, viols[0].Index, "rejectAt (first violation: %v)", viols[0])
+				assert.Equal(t, vec.Expect.Rule, viols[0].Rule, "rule of the first violation: %v", viols[0])
+				var de *event.DecodeError
+				if vec.Expect.ErrorStage == "schema" {
+					require.ErrorAs(t, viols[0], &de, "a schema rejection is a decoding error: %v", viols[0])
+					if vec.Expect.ErrorPath != "" {
+						assert.Equal(t, "/"+vec.Expect.ErrorPath, de.Pointer, "pointer of the schema error")
+					}
+				}
+				return
+			}
+			require.Empty(t, viols, "verdict: want accept")
+			msgs, err := json.Marshal(v.MessageList())
+			require.NoError(t, err)
+			pending, err := json.Marshal(v.PendingInterrupts())
+			require.NoError(t, err)
+			for _, d := range vec.CheckFinal(msgs, v.State(), pending) {
+				t.Error(d)
+			}
+			rules := map[string]bool{}
+			for _, d := range v.Diagnostics() {
+				if d.Kind == view.DiagWarning {
+					rules[d.Rule] = true
+				}
+			}
+			for _, r := range vec.WarningRules {
+				assert.True(t, rules[r], "a %s warning is recorded; diagnostics: %v", r, v.Diagnostics())
+			}
+		})
+	}
+}
