@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,8 +65,8 @@ func decodeReference(data []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := &object{d: d, m: m}
-	raw, ok := m["type"]
+	root := d.object("", m)
+	raw, ok := root.get("type")
 	if !ok {
 		d.fail("/type", RuleSchema, "required field is missing; every event names its type")
 		return nil, d.error()
@@ -87,6 +88,7 @@ func decodeReference(data []byte) (Event, error) {
 	if d.err != nil {
 		return nil, d.error()
 	}
+	d.unknownMembers()
 	e.Common().warnings = d.warnings
 	return e, nil
 }
@@ -98,6 +100,37 @@ type decoding struct {
 	typ      Type
 	warnings []Warning
 	err      *DecodeError
+	objects  []*object // every object read, in the order they were met
+}
+
+// object returns the object at ptr with members m, registered for
+// unknownMembers.
+func (d *decoding) object(ptr string, m map[string]json.RawMessage) *object {
+	o := &object{d: d, ptr: ptr, m: m, seen: &seen{}}
+	d.objects = append(d.objects, o)
+	return o
+}
+
+// unknownMembers warns about every member of every object read that its
+// decoder did not ask for: the schema does not describe it, so it is left
+// out of the event (G20; the reference strips it with a warning). The
+// members of removed material are not reported one by one.
+func (d *decoding) unknownMembers() {
+	for _, o := range d.objects {
+		if o.seen.removed {
+			continue
+		}
+		var unknown []string
+		for name := range o.m {
+			if !slices.Contains(o.seen.known, name) {
+				unknown = append(unknown, name)
+			}
+		}
+		slices.Sort(unknown)
+		for _, name := range unknown {
+			d.warn(o.at(name), WarnUnknownMember, "unknown member, not in the schema of "+o.what()+"; left out (G20)")
+		}
+	}
 }
 
 func (d *decoding) fail(ptr, rule, reason string) {
@@ -214,9 +247,39 @@ type object struct {
 	d   *decoding
 	ptr string // JSON pointer of the object within the event
 	m   map[string]json.RawMessage
+	// seen is shared by the copies with makes.
+	seen *seen
 	// missingRule and nullRule override RuleSchema for a missing or
 	// wrongly-typed required field and for a null optional field.
 	missingRule, nullRule string
+}
+
+// seen holds the names of the members the decoder of an object asked for
+// (get), once each; removed is set when the whole object was left out as
+// unknown material.
+type seen struct {
+	known   []string
+	removed bool
+}
+
+// get returns member name, and notes that the schema knows it.
+func (o *object) get(name string) (json.RawMessage, bool) {
+	if !slices.Contains(o.seen.known, name) {
+		o.seen.known = append(o.seen.known, name)
+	}
+	raw, ok := o.m[name]
+	return raw, ok
+}
+
+// what names the object for a warning: the event, or the pointer.
+func (o *object) what() string {
+	if o.ptr == "" {
+		if o.d.typ == "" {
+			return "the input"
+		}
+		return string(o.d.typ)
+	}
+	return o.ptr
 }
 
 // at returns the JSON pointer of member name.
@@ -257,7 +320,7 @@ func (o *object) wrongKind(ptr string, want, got kind, rule string) {
 
 // child splits the object value raw found at ptr.
 func (o *object) child(ptr string, raw json.RawMessage) *object {
-	c := &object{d: o.d, ptr: ptr}
+	c := o.d.object(ptr, nil)
 	if err := json.Unmarshal(raw, &c.m); err != nil || c.m == nil {
 		// raw was checked to be an object by the caller; keep going safely.
 		o.d.fail(ptr, RuleSchema, "want an object")
@@ -270,7 +333,7 @@ func (o *object) child(ptr string, raw json.RawMessage) *object {
 // ok is false when the member is absent, null and not a legal value, or
 // (required) missing.
 func (o *object) value(name string, required bool, null nulls) (json.RawMessage, bool) {
-	raw, ok := o.m[name]
+	raw, ok := o.get(name)
 	if !ok {
 		if required {
 			o.missing(name)
@@ -489,7 +552,7 @@ func (o *object) strings(name string, required bool, elemRule string) []string {
 
 // tag reads the optional attribution subagentRunId; null is refused (R1).
 func (o *object) tag() *string {
-	raw, ok := o.m["subagentRunId"]
+	raw, ok := o.get("subagentRunId")
 	if !ok {
 		return nil
 	}
@@ -508,7 +571,7 @@ func (o *object) tag() *string {
 
 // dropTag drops a subagentRunId from a type that cannot carry one (G3).
 func (o *object) dropTag() {
-	if _, ok := o.m["subagentRunId"]; ok {
+	if _, ok := o.get("subagentRunId"); ok {
 		o.d.warn(o.at("subagentRunId"), WarnMisplacedTag,
 			"this type cannot carry subagentRunId (only the 24 attributable types do); dropped")
 	}
@@ -516,7 +579,7 @@ func (o *object) dropTag() {
 
 // lifecycleID reads the required identity of a SUBAGENT_* event.
 func (o *object) lifecycleID() string {
-	raw, ok := o.m["subagentRunId"]
+	raw, ok := o.get("subagentRunId")
 	switch {
 	case !ok:
 		o.d.fail(o.at("subagentRunId"), RuleLifecycleRequired,

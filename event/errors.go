@@ -30,6 +30,11 @@ const (
 	// position was removed: a RUN_FINISHED outcome, a message, a content
 	// part (E2, G2).
 	WarnUnknownMaterial = "E2"
+	// WarnUnknownMember: a member the schema does not describe, at any depth
+	// (of the event, an outcome, an interrupt, a message, a tool call, the
+	// input, a resume entry, a content part), was left out; the warning's
+	// pointer names it (E2, G20).
+	WarnUnknownMember = "E2"
 	// WarnLegacyNull: a legacy null was read as absent (E4).
 	WarnLegacyNull = "E4"
 	// WarnMisplacedTag: a subagentRunId on a type that cannot carry one was

@@ -99,6 +99,9 @@ func decodeFast(data []byte) (Event, bool) {
 	case TypeReasoningMessageContent:
 		return boxed(ReasoningMessageContent{MessageID: id, Delta: delta}, &f, tag), true
 	default: // STATE_DELTA, whose id and delta string spans are empty
+		if !wellFormedPatch(data[f.patch.lo:f.patch.hi]) {
+			return nil, false // the reference path says what is wrong
+		}
 		return boxed(StateDelta{Delta: bytes.Clone(data[f.patch.lo:f.patch.hi])}, &f, tag), true
 	}
 }
@@ -129,7 +132,7 @@ func boxed[T any, P interface {
 }
 
 // scanFlat scans an event object of spec's type whose members are type, the
-// id, delta, subagentRunId, timestamp and unknown members.
+// id, delta, subagentRunId and timestamp.
 func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -198,12 +201,10 @@ func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
 				return f, false
 			}
 			f.ts, i = n, end
-		case string(key) == "rawEvent" || string(key) == "metadata":
-			return f, false
 		default:
-			if i, ok = skipValue(data, i, 0); !ok {
-				return f, false
-			}
+			// rawEvent, metadata, and unknown members, which the reference
+			// path reports (G20).
+			return f, false
 		}
 		if f.seen&bit != 0 {
 			return f, false // a duplicate: the reference path decides which wins
@@ -320,4 +321,92 @@ func scanDelta(data []byte) (wire.Delta, bool) {
 		Text:    data[f.delta.lo:f.delta.hi],
 		Escaped: f.delta.escaped,
 	}, true
+}
+
+// wellFormedPatch reports whether the JSON Patch p (an array that skipValue
+// accepted) passes the checks of patchOps: every operation an object, and
+// one whose op is one of the six with the path, from and value it needs,
+// path and from JSON pointers. It reports false for anything it does not
+// read in place (escaped strings), leaving the reference path to decide.
+func wellFormedPatch(p []byte) bool {
+	i := skipWS(p, 1)
+	if i < len(p) && p[i] == ']' {
+		return true
+	}
+	for i < len(p) {
+		if p[i] != '{' {
+			return false
+		}
+		var op, path, from []byte
+		value := false
+		i = skipWS(p, i+1)
+		for i < len(p) && p[i] != '}' {
+			ks, ok := scanString(p, i)
+			if !ok || ks.escaped {
+				return false
+			}
+			key := p[i+1 : ks.end-1]
+			i = skipWS(p, ks.end)
+			if i >= len(p) || p[i] != ':' {
+				return false
+			}
+			i = skipWS(p, i+1)
+			end, ok := skipValue(p, i, 1)
+			if !ok {
+				return false
+			}
+			switch string(key) {
+			case "op":
+				op = p[i:end]
+			case "path":
+				path = p[i:end]
+			case "from":
+				from = p[i:end]
+			case "value":
+				value = true
+			}
+			i = skipWS(p, end)
+			if i < len(p) && p[i] == ',' {
+				i = skipWS(p, i+1)
+			}
+		}
+		if i >= len(p) {
+			return false
+		}
+		if bytes.IndexByte(op, '\\') >= 0 {
+			return false
+		}
+		switch string(op) {
+		case `"add"`, `"replace"`, `"test"`:
+			if !plainPointer(path) || !value {
+				return false
+			}
+		case `"move"`, `"copy"`:
+			if !plainPointer(path) || !plainPointer(from) {
+				return false
+			}
+		case `"remove"`:
+			if !plainPointer(path) {
+				return false
+			}
+		}
+		i = skipWS(p, i+1)
+		if i < len(p) && p[i] == ']' {
+			return true
+		}
+		if i >= len(p) || p[i] != ',' {
+			return false
+		}
+		i = skipWS(p, i+1)
+	}
+	return false
+}
+
+// plainPointer reports whether v is a JSON string literal without escapes
+// that holds a JSON pointer.
+func plainPointer(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return false
+	}
+	return badPointer(string(v[1:len(v)-1])) == ""
 }

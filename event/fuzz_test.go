@@ -73,6 +73,9 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		`{"type":"STATE_DELTA","subagentRunId":"s\n","delta":[{"op":"add","path":"/a~1b","value":{"x":[1,{"y":"\u00e9"}]}}],"timestamp":3}`,
 		`{"type":"STATE_DELTA","delta":[ ],"z":"\ud800"}`,
 		`{"type":"STATE_DELTA","delta":{}}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"a"},{"op":"add","path":"/x~2"}]}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"move","from":"/a","path":"/b","op":"copy"},{"op":"frob"},1]}`,
+		`{"type":"STATE_DELTA","delta":[{"path":"/\u0061","op":"replace","value":null},{"op":"test","path":"","value":{}}]}`,
 		`{"type":"STATE_DELTA","delta":[1,]}`,
 	} {
 		add([]byte(s))
