@@ -153,7 +153,9 @@ func TestDecodePatchOperations(t *testing.T) {
 		{"STATE_DELTA", "delta", ""},
 		{"ACTIVITY_DELTA", "patch", `"messageId":"a","activityType":"P",`},
 	} {
-		in := func(ops string) string { return `{"type":"` + f.typ + `",` + f.extra + `"` + f.member + `":[` + ops + `]}` }
+		in := func(ops string) string {
+			return `{"type":"` + f.typ + `",` + f.extra + `"` + f.member + `":[` + ops + `]}`
+		}
 		bad := func(name, ops, ptr, at string) decodeCase {
 			return decodeCase{name: f.typ + " " + name, in: in(ops), ptr: "/" + f.member + ptr, rule: RuleSchema, at: at}
 		}
