@@ -35,6 +35,9 @@ import (
 //     content part of unknown type are removed (E2); a THINKING_* event is
 //     deprecated (§3.8).
 //
+// Empty input (no byte at all) returns ErrEmpty: there is no event to
+// decode.
+//
 // Some checks are left to the reducer on purpose: a SUBAGENT_FINISHED outcome
 // whose type is neither "success" nor "suspended", or is missing or null,
 // decodes (Type kept, "" when missing or null) so that the reducer rejects it
@@ -47,6 +50,9 @@ import (
 // anything unusual in those, goes through encoding/json. Both give the same
 // result.
 func Decode(data []byte) (Event, error) {
+	if len(data) == 0 {
+		return nil, ErrEmpty
+	}
 	if e, ok := decodeFast(data); ok {
 		return e, nil
 	}

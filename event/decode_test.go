@@ -65,12 +65,22 @@ func runDecodeCases(t *testing.T, cases []decodeCase) {
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
+// TestDecodeEmpty: empty input is no event (G18), not a schema error.
+func TestDecodeEmpty(t *testing.T) {
+	t.Parallel()
+	e, err := Decode(nil)
+	assert.Nil(t, e)
+	require.ErrorIs(t, err, ErrEmpty)
+	var de *DecodeError
+	assert.False(t, errors.As(err, &de), "an empty frame is not a schema error")
+}
+
 func TestDecodeEnvelope(t *testing.T) {
 	runDecodeCases(t, []decodeCase{
 		{name: "invalid JSON", in: `{"type":"RUN_ERROR","message":`, ptr: "", rule: RuleSchema},
 		{name: "trailing garbage", in: `{"type":"RUN_ERROR","message":"x"} @`, ptr: "", rule: RuleSchema, at: "@"},
 		{name: "bad byte", in: `{"type":"RUN_ERROR","message":"x",}`, ptr: "", rule: RuleSchema, at: "}"},
-		{name: "empty input", in: ``, ptr: "", rule: RuleSchema},
+		{name: "blank input", in: ` `, ptr: "", rule: RuleSchema},
 		{name: "array", in: ` [1]`, ptr: "", rule: RuleSchema, at: "["},
 		{name: "string", in: `"RUN_ERROR"`, ptr: "", rule: RuleSchema, at: `"`},
 		{name: "null literal", in: `null`, ptr: "", rule: RuleSchema, at: "null"},

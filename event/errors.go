@@ -1,6 +1,7 @@
 package event
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -96,6 +97,12 @@ func (e *DecodeError) Error() string {
 
 // Unwrap returns the underlying error, if any.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// ErrEmpty is what Decode returns for empty input: a frame that holds no
+// data at all, such as an SSE event whose data is empty (a bare "data"
+// line). It is not an event; callers skip it with a warning, as they skip an
+// unknown type (PROTOCOL.md G18; the reference would fail to parse it).
+var ErrEmpty = errors.New("event: the frame is empty: no event to decode; skipped")
 
 // UnknownTypeError reports an event whose "type" names no event type this
 // package knows. Callers treat it as a warning and go on with the next event:

@@ -3,6 +3,7 @@ package reducer_test
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -112,4 +113,40 @@ func TestBeyondVectors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tolerated is an end-of-stream cause that matches io.EOF, as a
+// transport.Error of KindUnterminated does.
+type tolerated struct{}
+
+func (tolerated) Error() string        { return "the last line has no line ending and holds no data; ignored" }
+func (tolerated) Is(target error) bool { return target == io.EOF }
+
+// TestStreamEndsG18: an empty frame is skipped with a warning and counted;
+// an end that matches io.EOF is a clean end with a warning.
+func TestStreamEndsG18(t *testing.T) {
+	t.Parallel()
+	v := view.New()
+	for _, raw := range []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`, ``, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`} {
+		next, err := reducer.FoldJSON(v, []byte(raw))
+		require.NoError(t, err, "%q", raw)
+		v = next
+	}
+	assert.Equal(t, 3, v.EventCount(), "the empty frame is counted")
+	v = reducer.End(v, tolerated{})
+	run, ok := v.LastRun()
+	require.True(t, ok)
+	assert.Equal(t, view.RunFinished, run.Status)
+	var rules []string
+	for _, d := range v.Diagnostics() {
+		assert.Equal(t, view.DiagWarning, d.Kind, "%+v", d)
+		rules = append(rules, d.Rule)
+	}
+	assert.Equal(t, []string{"G18", "G18"}, rules)
+
+	// Mid-run, the same end leaves the run incomplete, not failed.
+	v, _ = reducer.FoldJSON(view.New(), []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`))
+	v = reducer.End(v, tolerated{})
+	run, _ = v.LastRun()
+	assert.Equal(t, view.RunIncomplete, run.Status)
 }

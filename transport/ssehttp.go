@@ -115,6 +115,7 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 		s.mu.Unlock()
 		src := &httpSSESource{owner: s, body: resp.Body}
 		src.p.init(resp.Body, s.opts.MaxEventBytes)
+		src.p.lenient = true
 		return src, nil
 	}
 	return st

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/agview/agview/reducer"
@@ -45,6 +46,12 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 				// The stream ended cleanly with a run still open: a warning,
 				// recorded by End below.
 				break
+			}
+			if errors.Is(err, io.EOF) {
+				// A clean end that G18 tolerates (a last event without its
+				// blank line, a last line holding no data): End records it
+				// as a warning, as watch does.
+				return b.End(err), nil
 			}
 			return b.End(err), &inputError{name: name, err: err}
 		}
