@@ -150,3 +150,47 @@ func TestStreamEndsG18(t *testing.T) {
 	run, _ = v.LastRun()
 	assert.Equal(t, view.RunIncomplete, run.Status)
 }
+
+// TestSuspendedContinuedByTags: an invocation suspended in one run and
+// continued in the next by attributed events alone (no SUBAGENT_STARTED)
+// reads running again, and the run's end settles it.
+func TestSuspendedContinuedByTags(t *testing.T) {
+	t.Parallel()
+	first := []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-1","name":"researcher"}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"sa-1","outcome":{"type":"suspended","interruptIds":["i1"]}}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"input_required","subagentRunId":"sa-1"}]}}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","subagentRunId":"sa-1"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
+	}
+	for _, tc := range []struct {
+		name, end string
+		want      view.Status
+	}{
+		{"run finishes", `{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`, view.Finished},
+		{"run interrupted by it again", `{"type":"RUN_FINISHED","threadId":"t","runId":"r2","outcome":{"type":"interrupt","interrupts":[{"id":"i2","reason":"confirmation","subagentRunId":"sa-1"}]}}`, view.Suspended},
+		{"run errors", `{"type":"RUN_ERROR","message":"boom"}`, view.Abandoned},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := view.New()
+			for i, raw := range first {
+				next, err := reducer.FoldJSON(v, []byte(raw))
+				require.NoError(t, err, "event %d", i)
+				v = next
+				if i == 3 {
+					require.Equal(t, view.Suspended, v.Invocation("sa-1").Status())
+				}
+			}
+			inv := v.Invocation("sa-1")
+			assert.Equal(t, view.Running, inv.Status(), "continued by its events alone, it runs again")
+			assert.Nil(t, inv.Outcome(), "the suspended outcome belongs to the run that suspended it")
+			v, err := reducer.FoldJSON(v, []byte(tc.end))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, v.Invocation("sa-1").Status())
+			assert.Equal(t, 1, v.InvocationCount(), "the same node, not a new one")
+		})
+	}
+}

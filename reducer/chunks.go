@@ -249,6 +249,10 @@ func (f *folder) resolveLane(k model.LaneKind, id *string, tag model.Owner, idFi
 	}
 	switch {
 	case n == 1:
+		if found.Sub {
+			f.warn(ruleChunk, "%s carries neither a %s nor a subagentRunId; it goes to the sole open %s lane, subagent %s (the §4 fallback); attribute the chunk to the subagent it belongs to",
+				f.wire, idField, laneKindName(k), found.Quoted())
+		}
 		return found, nil
 	case n > 1:
 		return model.Owner{}, f.violation(ruleChunk,

@@ -19,10 +19,25 @@ func (f *folder) event(e event.Event) *Violation {
 		if _, seen := f.st.C.Scope.Attributed.Get(tag.ID); !seen {
 			c := f.c()
 			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
-			if k := f.invFor(tag); !f.peek(k).I.Announced && f.peek(k).Status == model.InvAbandoned {
-				// Seen only through attribution, abandoned by an earlier
-				// run's error, and attributed again: no longer abandoned.
-				f.node(k).Status = model.InvUnannounced
+			k := f.invFor(tag)
+			switch d := f.peek(k); {
+			case !d.I.Announced:
+				// Attribution alone is valid (R11), but a producer that can
+				// report the lifecycle should (seed 000, R12): a warning for
+				// producer authors, once per invocation and run.
+				f.warn("R12", "subagent '%s' has not been announced: events are attributed to it without a SUBAGENT_STARTED; a producer that can report the lifecycle should announce it (and close it with SUBAGENT_FINISHED or SUBAGENT_ERROR)", tag.ID)
+				if d.Status == model.InvAbandoned {
+					// Seen only through attribution, abandoned by an earlier
+					// run's error, and attributed again: no longer abandoned.
+					f.node(k).Status = model.InvUnannounced
+				}
+			case d.Status == model.InvSuspended && d.I.Run < f.runIndex():
+				// Suspended in an earlier run and continued by attributed
+				// events alone, without a new SUBAGENT_STARTED (G10):
+				// running again, until the run ends (settleContinued).
+				f.node(k).Status = model.InvRunning
+				info := f.info(k)
+				info.Outcome, info.Result, info.Err = nil, nil, nil
 			}
 		}
 	}
