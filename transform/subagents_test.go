@@ -1,4 +1,4 @@
-package store_test
+package transform_test
 
 import (
 	"encoding/json"
@@ -13,11 +13,12 @@ import (
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/reducer"
-	"github.com/agview/agview/store"
+	"github.com/agview/agview/transform"
 	"github.com/agview/agview/view"
 )
 
-// taggedEvents holds one event of every attributable type, tagged "sa-1".
+// taggedEvents holds one event of every type that can carry a tag (the 24
+// attributable ones and THINKING_*, G22), tagged "sa-1".
 func taggedEvents() []event.Event {
 	a := event.By("sa-1")
 	type raw = json.RawMessage
@@ -46,6 +47,11 @@ func taggedEvents() []event.Event {
 		&event.ReasoningMessageChunk{Attribution: a, MessageID: event.Ptr("rm2"), Delta: event.Ptr("so")},
 		&event.ReasoningEnd{Attribution: a, MessageID: "rs1"},
 		&event.ReasoningEncryptedValue{Attribution: a, Subtype: event.EncryptedMessage, EntityID: "m1", EncryptedValue: "gAAA"},
+		&event.ThinkingStart{Attribution: a, Title: event.Ptr("t")},
+		&event.ThinkingTextMessageStart{Attribution: a},
+		&event.ThinkingTextMessageContent{Attribution: a, Delta: "hm"},
+		&event.ThinkingTextMessageEnd{Attribution: a},
+		&event.ThinkingEnd{Attribution: a},
 	}
 }
 
@@ -62,15 +68,15 @@ func fields(t *testing.T, v any, drop bool) map[string]any {
 	return m
 }
 
-func TestStripSubagentsCoversEveryAttributableType(t *testing.T) {
+func TestStripSubagentsCoversEveryTaggableType(t *testing.T) {
 	t.Parallel()
 	have := map[event.Type]bool{}
 	for _, e := range taggedEvents() {
 		have[e.EventType()] = true
 	}
 	for _, typ := range event.Types() {
-		if typ.Attributable() {
-			assert.True(t, have[typ], "the table lacks attributable type %s", typ)
+		if typ.Attributable() || typ.Deprecated() {
+			assert.True(t, have[typ], "the table lacks taggable type %s", typ)
 		}
 	}
 }
@@ -81,7 +87,7 @@ func TestStripSubagentsAttributable(t *testing.T) {
 		t.Run(string(e.EventType()), func(t *testing.T) {
 			t.Parallel()
 			before := fields(t, e, false)
-			out, keep := store.StripSubagents(e)
+			out, keep := transform.Strip(e)
 			require.True(t, keep)
 			require.NotNil(t, out)
 			assert.NotSame(t, e, out, "a tagged event is copied")
@@ -93,7 +99,7 @@ func TestStripSubagentsAttributable(t *testing.T) {
 			assert.True(t, ok)
 			assert.Equal(t, "sa-1", id, "the input keeps its tag")
 
-			again, keep := store.StripSubagents(out)
+			again, keep := transform.Strip(out)
 			assert.True(t, keep)
 			assert.Same(t, out, again, "an event with nothing to strip is returned as it is")
 		})
@@ -107,7 +113,7 @@ func TestStripSubagentsLifecycleDropped(t *testing.T) {
 		&event.SubagentFinished{ID: "sa-1", Outcome: &event.SubagentOutcome{Type: event.SubagentSuspended, InterruptIDs: []string{"i1"}}},
 		&event.SubagentError{ID: "sa-1", Message: "timeout"},
 	} {
-		out, keep := store.StripSubagents(e)
+		out, keep := transform.Strip(e)
 		assert.False(t, keep, "%s is dropped", e.EventType())
 		assert.Nil(t, out)
 	}
@@ -172,7 +178,7 @@ func TestStripSubagentsCarriers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			before := fields(t, tc.in, false)
-			out, keep := store.StripSubagents(tc.in)
+			out, keep := transform.Strip(tc.in)
 			require.True(t, keep)
 			assert.Equal(t, before, fields(t, tc.in, false), "the input is not modified")
 			if !tc.changed {
@@ -186,7 +192,7 @@ func TestStripSubagentsCarriers(t *testing.T) {
 		})
 	}
 
-	out, keep := store.StripSubagents(nil)
+	out, keep := transform.Strip(nil)
 	assert.True(t, keep)
 	assert.Nil(t, out, "nil passes through")
 }
@@ -235,6 +241,33 @@ func (p *pairs) seq() iter.Seq2[event.Event, error] {
 	}
 }
 
+func runStarted() event.Event { return &event.RunStarted{ThreadID: "th1", RunID: "r1"} }
+
+func attr(tag string) event.Attribution {
+	if tag == "" {
+		return event.Attribution{}
+	}
+	return event.By(tag)
+}
+
+func textStart(id, tag string) event.Event {
+	return &event.TextMessageStart{Attribution: attr(tag), MessageID: id}
+}
+
+func textContent(id, delta, tag string) event.Event {
+	return &event.TextMessageContent{Attribution: attr(tag), MessageID: id, Delta: delta}
+}
+
+func textEnd(id, tag string) event.Event {
+	return &event.TextMessageEnd{Attribution: attr(tag), MessageID: id}
+}
+
+func subStarted(id string) event.Event {
+	return &event.SubagentStarted{ID: id, Name: "researcher"}
+}
+
+func subFinished(id string) event.Event { return &event.SubagentFinished{ID: id} }
+
 func TestHideSubagents(t *testing.T) {
 	t.Parallel()
 	decodeErr := &event.DecodeError{Type: event.TypeStepStarted, Pointer: "/stepName", Offset: -1, Rule: event.RuleSchema, Reason: "missing"}
@@ -257,7 +290,7 @@ func TestHideSubagents(t *testing.T) {
 		err    error
 	}
 	var got []out
-	for e, err := range store.HideSubagents(src.seq()) {
+	for e, err := range transform.HideSubagents(src.seq()) {
 		if err != nil {
 			got = append(got, out{err: err})
 			continue
@@ -271,13 +304,14 @@ func TestHideSubagents(t *testing.T) {
 		{err: decodeErr},
 		{typ: event.TypeTextMessageContent},
 		{typ: event.TypeTextMessageEnd},
+		{typ: event.TypeCustom}, // the trace of SUBAGENT_ERROR
 		{err: broken},
-	}, got, "lifecycle events dropped, tags stripped, errors passed through in order")
+	}, got, "lifecycle events dropped or traced, tags stripped, errors passed through in order")
 	assert.False(t, src.closed)
 
 	// Stopping early stops the source.
 	src = &pairs{items: slices.Repeat([]pair{{e: subStarted("sa-1")}, {e: textStart("m1", "sa-1")}}, 10)}
-	for range store.HideSubagents(src.seq()) {
+	for range transform.HideSubagents(src.seq()) {
 		break
 	}
 	assert.True(t, src.closed, "the source was told to stop")
@@ -310,7 +344,7 @@ func TestHideSubagentsKeepsTheSwarmValid(t *testing.T) {
 			require.NoError(t, err, "seed %d: the swarm is valid", seed)
 		}
 		n := 0
-		for e, err := range store.HideSubagents(seq) {
+		for e, err := range transform.HideSubagents(seq) {
 			require.NoError(t, err)
 			n++
 			hidden, err = reducer.Fold(hidden, e)
