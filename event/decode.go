@@ -134,7 +134,7 @@ func (d *decoding) unknownMembers() {
 		}
 		slices.Sort(unknown)
 		for _, name := range unknown {
-			d.warn(o.at(name), WarnUnknownMember, "unknown member, not in the schema of "+o.what()+"; left out (G20)")
+			d.warn(o.at(name), WarnUnknownMember, "unknown member: the schema does not describe it, so it is left out (G20)")
 		}
 	}
 }
@@ -275,17 +275,6 @@ func (o *object) get(name string) (json.RawMessage, bool) {
 	}
 	raw, ok := o.m[name]
 	return raw, ok
-}
-
-// what names the object for a warning: the event, or the pointer.
-func (o *object) what() string {
-	if o.ptr == "" {
-		if o.d.typ == "" {
-			return "the input"
-		}
-		return string(o.d.typ)
-	}
-	return o.ptr
 }
 
 // at returns the JSON pointer of member name.

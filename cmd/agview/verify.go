@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agview/agview/view"
 )
@@ -110,7 +111,14 @@ func (d diagnostic) String() string {
 		// A diagnostic about the stream as a whole (it ended mid-run).
 		return fmt.Sprintf("end of stream after %d events: %s: %s", d.Index, d.Rule, d.Message)
 	}
-	return fmt.Sprintf("event %d (%s): %s: %s", d.Index, d.Type, d.Rule, d.Message)
+	// The line names the type: a message that starts with it (a decoding
+	// error or warning, "STATE_DELTA /delta/0/path: …") goes on from its
+	// pointer.
+	msg := d.Message
+	if rest, ok := strings.CutPrefix(msg, d.Type+" /"); ok {
+		msg = "/" + rest
+	}
+	return fmt.Sprintf("event %d (%s): %s: %s", d.Index, d.Type, d.Rule, msg)
 }
 
 func (r *verifyReport) writeText(w io.Writer) {
