@@ -456,3 +456,8 @@ func TestSubagentVisibility(t *testing.T) {
 	assert.Equal(t, 5, n, "an old peer gets RUN_STARTED, START, CONTENT, END, RUN_FINISHED")
 	assert.False(t, tagged)
 }
+
+// transformExpand is ExpandChunks over the decoded raws.
+func transformExpand(raws []json.RawMessage) iter.Seq2[event.Event, error] {
+	return transform.ExpandChunks(source(raws))
+}
