@@ -327,7 +327,7 @@ var table = []Rule{
 			`{"type":"MESSAGES_SNAPSHOT","messages":[]}`, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}`},
 		Fix: "Don't remove open messages in a snapshot; close them first."},
 	{ID: "G17", Title: "A replacing ACTIVITY_SNAPSHOT from another owner warns",
-		Text:    "A replacing ACTIVITY_SNAPSHOT re-owns the activity, as upstream does (R27); when the owner changes, a warning names both owners.",
+		Text: "A replacing ACTIVITY_SNAPSHOT re-owns the activity, as upstream does (R27); when the owner changes, a warning names both owners.",
 		Example: []string{started, `{"type":"ACTIVITY_SNAPSHOT","messageId":"act1","activityType":"PLAN","content":{}}`, sub1,
 			`{"type":"ACTIVITY_SNAPSHOT","messageId":"act1","activityType":"PLAN","content":{"steps":[]},"subagentRunId":"sub-1"}`},
 		Fix: "Keep an activity with the producer that opened it; give another producer's activity its own messageId."},
