@@ -107,12 +107,18 @@ type decoding struct {
 	warnings []Warning
 	err      *DecodeError
 	objects  []*object // every object read, in the order they were met
+	objBuf   [6]*object
 }
 
 // object returns the object at ptr with members m, registered for
 // unknownMembers.
 func (d *decoding) object(ptr string, m map[string]json.RawMessage) *object {
-	o := &object{d: d, ptr: ptr, m: m, seen: &seen{}}
+	o := &object{d: d, ptr: ptr, m: m}
+	o.seen = &o.own
+	if d.objects == nil {
+		d.objects = d.objBuf[:0]
+	}
+	o.own.known = o.own.buf[:0]
 	d.objects = append(d.objects, o)
 	return o
 }
@@ -123,7 +129,7 @@ func (d *decoding) object(ptr string, m map[string]json.RawMessage) *object {
 // members of removed material are not reported one by one.
 func (d *decoding) unknownMembers() {
 	for _, o := range d.objects {
-		if o.seen.removed {
+		if o.seen.removed || o.seen.present == len(o.m) {
 			continue
 		}
 		var unknown []string
@@ -253,8 +259,10 @@ type object struct {
 	d   *decoding
 	ptr string // JSON pointer of the object within the event
 	m   map[string]json.RawMessage
-	// seen is shared by the copies with makes.
+	// seen is own, shared by the copies with makes; it is part of the
+	// object's allocation, and so are the first names it notes.
 	seen *seen
+	own  seen
 	// missingRule and nullRule override RuleSchema for a missing or
 	// wrongly-typed required field and for a null optional field.
 	missingRule, nullRule string
@@ -265,15 +273,20 @@ type object struct {
 // unknown material.
 type seen struct {
 	known   []string
+	present int // how many of known are members
 	removed bool
+	buf     [10]string
 }
 
 // get returns member name, and notes that the schema knows it.
 func (o *object) get(name string) (json.RawMessage, bool) {
+	raw, ok := o.m[name]
 	if !slices.Contains(o.seen.known, name) {
 		o.seen.known = append(o.seen.known, name)
+		if ok {
+			o.seen.present++
+		}
 	}
-	raw, ok := o.m[name]
 	return raw, ok
 }
 

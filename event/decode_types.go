@@ -297,7 +297,8 @@ func (o *object) patchOps(name string, raw json.RawMessage) {
 			return
 		}
 		// Not registered with the decoding: an operation keeps its unknown members.
-		op := &object{d: o.d, ptr: ptr, m: m, seen: &seen{}}
+		op := &object{d: o.d, ptr: ptr, m: m}
+		op.seen = &op.own
 		var kind string
 		if t, ok := m["op"]; ok && kindOf(t) == kindString {
 			kind = unquote(t)
@@ -337,8 +338,8 @@ func (o *object) pointer(name string) bool {
 }
 
 // badPointer says why s is not an RFC 6901 JSON pointer, or returns "".
-func badPointer(s string) string {
-	if s != "" && s[0] != '/' {
+func badPointer[T string | []byte](s T) string {
+	if len(s) > 0 && s[0] != '/' {
 		return `a JSON pointer is "" or starts with "/"`
 	}
 	for i := 0; i < len(s); i++ {

@@ -99,9 +99,6 @@ func decodeFast(data []byte) (Event, bool) {
 	case TypeReasoningMessageContent:
 		return boxed(ReasoningMessageContent{MessageID: id, Delta: delta}, &f, tag), true
 	default: // STATE_DELTA, whose id and delta string spans are empty
-		if !wellFormedPatch(data[f.patch.lo:f.patch.hi]) {
-			return nil, false // the reference path says what is wrong
-		}
 		return boxed(StateDelta{Delta: bytes.Clone(data[f.patch.lo:f.patch.hi])}, &f, tag), true
 	}
 }
@@ -175,9 +172,9 @@ func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
 			if data[i] != '[' {
 				return f, false
 			}
-			end, ok := skipValue(data, i, 0)
+			end, ok := scanPatch(data, i)
 			if !ok {
-				return f, false
+				return f, false // not JSON, or not a patch this pass vouches for
 			}
 			f.patch, i = span{lo: i, hi: end}, end
 		case string(key) == "delta":
@@ -323,83 +320,89 @@ func scanDelta(data []byte) (wire.Delta, bool) {
 	}, true
 }
 
-// wellFormedPatch reports whether the JSON Patch p (an array that skipValue
-// accepted) passes the checks of patchOps: every operation an object, and
-// one whose op is one of the six with the path, from and value it needs,
-// path and from JSON pointers. It reports false for anything it does not
-// read in place (escaped strings), leaving the reference path to decide.
-func wellFormedPatch(p []byte) bool {
-	i := skipWS(p, 1)
-	if i < len(p) && p[i] == ']' {
-		return true
+// scanPatch scans the JSON Patch array at data[i] == '[' and returns the
+// index just past it, when it is valid JSON and passes the checks of
+// patchOps: every operation an object, and one whose op is one of the six
+// with the path, from and value it needs, path and from JSON pointers. It
+// reports false for anything it does not read in place (escaped member
+// names, op, path or from), leaving the reference path to decide.
+func scanPatch(data []byte, i int) (int, bool) {
+	i = skipWS(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, true
 	}
-	for i < len(p) {
-		if p[i] != '{' {
-			return false
+	for {
+		if i >= len(data) || data[i] != '{' {
+			return 0, false
 		}
 		var op, path, from []byte
 		value := false
-		i = skipWS(p, i+1)
-		for i < len(p) && p[i] != '}' {
-			ks, ok := scanString(p, i)
-			if !ok || ks.escaped {
-				return false
-			}
-			key := p[i+1 : ks.end-1]
-			i = skipWS(p, ks.end)
-			if i >= len(p) || p[i] != ':' {
-				return false
-			}
-			i = skipWS(p, i+1)
-			end, ok := skipValue(p, i, 1)
-			if !ok {
-				return false
-			}
-			switch string(key) {
-			case "op":
-				op = p[i:end]
-			case "path":
-				path = p[i:end]
-			case "from":
-				from = p[i:end]
-			case "value":
-				value = true
-			}
-			i = skipWS(p, end)
-			if i < len(p) && p[i] == ',' {
-				i = skipWS(p, i+1)
+		i = skipWS(data, i+1)
+		if i < len(data) && data[i] != '}' {
+			for {
+				if i >= len(data) || data[i] != '"' {
+					return 0, false
+				}
+				ks, ok := scanString(data, i)
+				if !ok || ks.escaped {
+					return 0, false
+				}
+				key := data[i+1 : ks.end-1]
+				i = skipWS(data, ks.end)
+				if i >= len(data) || data[i] != ':' {
+					return 0, false
+				}
+				i = skipWS(data, i+1)
+				end, ok := skipValue(data, i, 2)
+				if !ok {
+					return 0, false
+				}
+				switch string(key) {
+				case "op":
+					op = data[i:end]
+				case "path":
+					path = data[i:end]
+				case "from":
+					from = data[i:end]
+				case "value":
+					value = true
+				}
+				i = skipWS(data, end)
+				if i < len(data) && data[i] == '}' {
+					break
+				}
+				if i >= len(data) || data[i] != ',' {
+					return 0, false
+				}
+				i = skipWS(data, i+1)
 			}
 		}
-		if i >= len(p) {
-			return false
-		}
-		if bytes.IndexByte(op, '\\') >= 0 {
-			return false
+		if i >= len(data) || bytes.IndexByte(op, '\\') >= 0 {
+			return 0, false
 		}
 		switch string(op) {
 		case `"add"`, `"replace"`, `"test"`:
 			if !plainPointer(path) || !value {
-				return false
+				return 0, false
 			}
 		case `"move"`, `"copy"`:
 			if !plainPointer(path) || !plainPointer(from) {
-				return false
+				return 0, false
 			}
 		case `"remove"`:
 			if !plainPointer(path) {
-				return false
+				return 0, false
 			}
 		}
-		i = skipWS(p, i+1)
-		if i < len(p) && p[i] == ']' {
-			return true
+		i = skipWS(data, i+1) // past '}'
+		if i < len(data) && data[i] == ']' {
+			return i + 1, true
 		}
-		if i >= len(p) || p[i] != ',' {
-			return false
+		if i >= len(data) || data[i] != ',' {
+			return 0, false
 		}
-		i = skipWS(p, i+1)
+		i = skipWS(data, i+1)
 	}
-	return false
 }
 
 // plainPointer reports whether v is a JSON string literal without escapes
@@ -408,5 +411,5 @@ func plainPointer(v []byte) bool {
 	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
 		return false
 	}
-	return badPointer(string(v[1:len(v)-1])) == ""
+	return badPointer(v[1:len(v)-1]) == ""
 }
