@@ -148,6 +148,12 @@ func FuzzFastPath(f *testing.F) {
 			}
 		}
 		got, err := Decode(data)
+		if len(data) == 0 {
+			if err != ErrEmpty {
+				t.Fatalf("Decode of empty input: %v, want ErrEmpty", err)
+			}
+			return
+		}
 		if (err == nil) != (refErr == nil) || (err != nil && err.Error() != refErr.Error()) {
 			t.Fatalf("Decode error %v, reference %v on\n%s", err, refErr, data)
 		}
