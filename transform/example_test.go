@@ -71,3 +71,30 @@ func ExampleExpandChunks() {
 	// {"type":"TEXT_MESSAGE_END","subagentRunId":"sa-2","messageId":"m2"}
 	// {"type":"RUN_FINISHED","threadId":"th1","runId":"r1"}
 }
+
+// HideSubagents keeps apart what attribution kept apart: two owners' steps
+// of the same name reach the old peer under two names.
+func ExampleHideSubagents() {
+	src := events(
+		&event.RunStarted{ThreadID: "th1", RunID: "r1"},
+		&event.SubagentStarted{ID: "sa-1", Name: "researcher"},
+		&event.StepStarted{StepName: "plan"},
+		&event.StepStarted{Attribution: event.By("sa-1"), StepName: "plan"},
+		&event.StepFinished{Attribution: event.By("sa-1"), StepName: "plan"},
+		&event.SubagentFinished{ID: "sa-1", Result: []byte(`{"sources":3}`)},
+		&event.StepFinished{StepName: "plan"},
+		&event.RunFinished{ThreadID: "th1", RunID: "r1"},
+	)
+	for e := range transform.HideSubagents(src) {
+		b, _ := event.Encode(e)
+		fmt.Println(string(b))
+	}
+	// Output:
+	// {"type":"RUN_STARTED","threadId":"th1","runId":"r1"}
+	// {"type":"STEP_STARTED","stepName":"plan"}
+	// {"type":"STEP_STARTED","stepName":"plan (subagent 'sa-1')"}
+	// {"type":"STEP_FINISHED","stepName":"plan (subagent 'sa-1')"}
+	// {"type":"CUSTOM","name":"SUBAGENT_FINISHED","value":{"name":"researcher","result":{"sources":3},"subagentRunId":"sa-1"}}
+	// {"type":"STEP_FINISHED","stepName":"plan"}
+	// {"type":"RUN_FINISHED","threadId":"th1","runId":"r1"}
+}
