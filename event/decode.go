@@ -22,18 +22,24 @@ import (
 //     non-string type, a missing required field, a wrong JSON type on a known
 //     field, null on an optional field, a non-integer timestamp and a value
 //     outside its enum return *DecodeError, with the JSON pointer and byte
-//     offset of the offending value (E3). subagentRunId: null anywhere is
-//     refused with rule R1.
-//   - Unknown fields are ignored at any depth, without a warning; member
-//     names match exactly, and of duplicate members the last wins, as with
-//     JavaScript's JSON.parse.
+//     offset of the offending value (E3), and so does a malformed JSON Patch
+//     operation in STATE_DELTA.delta or ACTIVITY_DELTA.patch (not an object;
+//     a path, or a from on move and copy, that is missing, null, not a
+//     string or not a JSON pointer; no value on add, replace or test: G8).
+//     subagentRunId: null anywhere is refused with rule R1.
+//   - Member names match exactly, and of duplicate members the last wins, as
+//     with JavaScript's JSON.parse.
 //   - What the protocol tolerates decodes with a Warning (see Base.Warnings):
-//     the legacy nulls of §6.1 E4 read as absent; a subagentRunId on
-//     RUN_STARTED, RUN_FINISHED, RUN_ERROR, MESSAGES_SNAPSHOT or a THINKING_*
-//     event is dropped (G3); an unknown RUN_FINISHED outcome type reads as
-//     success, that is Outcome nil (E2); a message of unknown role and a
-//     content part of unknown type are removed (E2); a THINKING_* event is
-//     deprecated (§3.8).
+//     an unknown member, at any depth, is left out, the warning naming its
+//     JSON pointer (E2, G20; the members of a JSON Patch operation are kept,
+//     as RFC 6902 says); the legacy nulls of §6.1 E4 read as absent; a
+//     subagentRunId on RUN_STARTED, RUN_FINISHED, RUN_ERROR or
+//     MESSAGES_SNAPSHOT is dropped (G3); an unknown RUN_FINISHED outcome type
+//     reads as success, that is Outcome nil (E2); a message of unknown role,
+//     a content part of unknown type and, in a tool result, a media part whose
+//     source type is unknown are removed (E2, G22); a THINKING_* event is
+//     deprecated (§3.8), and its subagentRunId is kept for the REASONING_*
+//     event the reducer translates it to (G22).
 //
 // Empty input (no byte at all) returns ErrEmpty: there is no event to
 // decode.

@@ -65,8 +65,9 @@ type Warning struct {
 	Pointer string
 	// Message says what was tolerated and what was done with it.
 	Message string
-	// Rule is the rule that tolerates it: WarnUnknownMaterial ("E2"),
-	// WarnLegacyNull ("E4"), WarnMisplacedTag ("G3") or WarnDeprecated.
+	// Rule is the rule that tolerates it: WarnUnknownMaterial or
+	// WarnUnknownMember ("E2"), WarnLegacyNull ("E4"), WarnMisplacedTag
+	// ("G3") or WarnDeprecated.
 	Rule string
 }
 
