@@ -167,6 +167,16 @@ func (s *Store) Refuse(cause error) error {
 	return err
 }
 
+// Input folds the input of a run about to start (reducer.Input): its
+// messages become the history the run's events fold onto, its state (when
+// present) the run state, and a new stream begins. A client calls it before
+// it sends the input. It returns the *reducer.InputError that refused the
+// input (the view is then unchanged), ErrClosed after Close, a *PanicError if
+// the reducer panicked (the view is then unchanged), else nil.
+func (s *Store) Input(in *event.RunAgentInput) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.Input(cur, in) })
+}
+
 // End records the end of the stream (reducer.End): cause nil means the stream
 // ended; an error matching io.EOF means it ended cleanly, though not as its
 // format says (recorded as a warning, PROTOCOL.md G18); a context error means
@@ -174,6 +184,13 @@ func (s *Store) Refuse(cause error) error {
 // the open run and abandons its open invocations. It returns ErrClosed after Close, a *PanicError if the reducer
 // panicked (the view is then unchanged), else nil.
 func (s *Store) End(cause error) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.End(cur, cause), nil })
+}
+
+// apply publishes fold(latest view), unless the store is closed (ErrClosed),
+// fold fails (its error; the view stays as it was) or the reducer panics
+// (a *PanicError; the view stays as it was).
+func (s *Store) apply(fold func(cur *view.View) (*view.View, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -181,9 +198,12 @@ func (s *Store) End(cause error) error {
 	}
 	cur := s.cur.Load()
 	var next *view.View
-	if perr := protect(cur, "", func() { next = reducer.End(cur, cause) }); perr != nil {
-		// The reducer panicked ending the stream; the view stays as it was.
+	var err error
+	if perr := protect(cur, "", func() { next, err = fold(cur) }); perr != nil {
 		return perr
+	}
+	if err != nil {
+		return err
 	}
 	s.publish(next)
 	return nil
