@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/chunk"
 )
 
 // ChunkError reports a chunk that PROTOCOL.md §4 refuses to expand (the
@@ -273,21 +274,6 @@ func (x *expander) resolve(t event.Type, k laneKind, id *string, tag owner, idFi
 	return found, nil // the sole lane, or the parent's when there is none
 }
 
-// pendingDelta reports whether a chunk emits CONTENT/ARGS, and its delta: it
-// carries a delta or a rawEvent, or it opened nothing and carries metadata
-// that must land.
-func pendingDelta(delta *string, b *event.Base, opened bool) (string, bool) {
-	switch {
-	case delta != nil:
-		return *delta, true
-	case b.RawEvent != nil:
-		return "", true
-	case !opened && b.Metadata != nil:
-		return "", true
-	}
-	return "", false
-}
-
 // current returns the lane of o when it streams an entity of kind k that
 // the chunk (whose id is id) continues.
 func (x *expander) current(o owner, k laneKind, id *string) (lane, bool) {
@@ -351,7 +337,7 @@ func (x *expander) textChunk(e *event.TextMessageChunk) ([]event.Event, *ChunkEr
 		out = x.begin(l, &event.TextMessageStart{Base: startBase(&e.Base), Attribution: o.tag(),
 			MessageID: l.id, Role: &role, Name: e.Name})
 	}
-	if d, ok := pendingDelta(e.Delta, &e.Base, !cont); ok {
+	if d, ok := chunk.Delta(e.Delta, &e.Base, !cont); ok {
 		out = append(out, &event.TextMessageContent{Base: deltaBase(&e.Base), Attribution: o.tag(), MessageID: l.id, Delta: d})
 	}
 	return out, nil
@@ -383,7 +369,7 @@ func (x *expander) toolChunk(e *event.ToolCallChunk) ([]event.Event, *ChunkError
 		out = x.begin(l, &event.ToolCallStart{Base: startBase(&e.Base), Attribution: o.tag(),
 			ToolCallID: l.id, ToolCallName: l.toolName, ParentMessageID: l.parentMsg})
 	}
-	if d, ok := pendingDelta(e.Delta, &e.Base, !cont); ok {
+	if d, ok := chunk.Delta(e.Delta, &e.Base, !cont); ok {
 		out = append(out, &event.ToolCallArgs{Base: deltaBase(&e.Base), Attribution: o.tag(), ToolCallID: l.id, Delta: d})
 	}
 	return out, nil
@@ -405,7 +391,7 @@ func (x *expander) reasoningChunk(e *event.ReasoningMessageChunk) ([]event.Event
 		out = x.begin(l, &event.ReasoningMessageStart{Base: startBase(&e.Base), Attribution: o.tag(),
 			MessageID: l.id, Role: event.RoleReasoning})
 	}
-	if d, ok := pendingDelta(e.Delta, &e.Base, !cont); ok {
+	if d, ok := chunk.Delta(e.Delta, &e.Base, !cont); ok {
 		out = append(out, &event.ReasoningMessageContent{Base: deltaBase(&e.Base), Attribution: o.tag(), MessageID: l.id, Delta: d})
 	}
 	return out, nil

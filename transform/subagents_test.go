@@ -241,45 +241,18 @@ func (p *pairs) seq() iter.Seq2[event.Event, error] {
 	}
 }
 
-func runStarted() event.Event { return &event.RunStarted{ThreadID: "th1", RunID: "r1"} }
-
-func attr(tag string) event.Attribution {
-	if tag == "" {
-		return event.Attribution{}
-	}
-	return event.By(tag)
-}
-
-func textStart(id, tag string) event.Event {
-	return &event.TextMessageStart{Attribution: attr(tag), MessageID: id}
-}
-
-func textContent(id, delta, tag string) event.Event {
-	return &event.TextMessageContent{Attribution: attr(tag), MessageID: id, Delta: delta}
-}
-
-func textEnd(id, tag string) event.Event {
-	return &event.TextMessageEnd{Attribution: attr(tag), MessageID: id}
-}
-
-func subStarted(id string) event.Event {
-	return &event.SubagentStarted{ID: id, Name: "researcher"}
-}
-
-func subFinished(id string) event.Event { return &event.SubagentFinished{ID: id} }
-
 func TestHideSubagents(t *testing.T) {
 	t.Parallel()
 	decodeErr := &event.DecodeError{Type: event.TypeStepStarted, Pointer: "/stepName", Offset: -1, Rule: event.RuleSchema, Reason: "missing"}
 	broken := errors.New("connection reset")
 	src := &pairs{items: []pair{
-		{e: runStarted()},
-		{e: subStarted("sa-1")},
-		{e: textStart("m1", "sa-1")},
+		{e: &event.RunStarted{ThreadID: "th1", RunID: "r1"}},
+		{e: &event.SubagentStarted{ID: "sa-1", Name: "researcher"}},
+		{e: &event.TextMessageStart{Attribution: event.By("sa-1"), MessageID: "m1"}},
 		{err: decodeErr},
-		{e: textContent("m1", "hi", "sa-1")},
-		{e: textEnd("m1", "")},
-		{e: subFinished("sa-1")},
+		{e: &event.TextMessageContent{Attribution: event.By("sa-1"), MessageID: "m1", Delta: "hi"}},
+		{e: &event.TextMessageEnd{MessageID: "m1"}},
+		{e: &event.SubagentFinished{ID: "sa-1"}},
 		{e: &event.SubagentError{ID: "sa-2", Message: "x"}},
 		{err: broken},
 	}}
@@ -310,7 +283,7 @@ func TestHideSubagents(t *testing.T) {
 	assert.False(t, src.closed)
 
 	// Stopping early stops the source.
-	src = &pairs{items: slices.Repeat([]pair{{e: subStarted("sa-1")}, {e: textStart("m1", "sa-1")}}, 10)}
+	src = &pairs{items: slices.Repeat([]pair{{e: &event.SubagentStarted{ID: "sa-1", Name: "researcher"}}, {e: &event.TextMessageStart{Attribution: event.By("sa-1"), MessageID: "m1"}}}, 10)}
 	for range transform.HideSubagents(src.seq()) {
 		break
 	}
