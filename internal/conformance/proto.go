@@ -25,6 +25,8 @@ var ProtoLossy = map[string]string{
 		"so the outcome arrives without ids and is accepted",
 	"12-state-delta-unknown-op": "an op outside RFC 6902's six has no JsonPatchOperationType value: the delta " +
 		"arrives as a malformed frame instead of being applied without that op (warning G2)",
+	"16-quirk-snapshot-tool-call-attribution-stripped": "the schema has no subagent_run_id on ToolCall: the unknown " +
+		"member (stripped with a warning from JSON, G20) is not sent at all",
 	"14-int-suspended-empty-interrupt-ids": "interruptIds: [] and no interruptIds are one protobuf encoding: " +
 		"the outcome arrives without the empty list",
 }
