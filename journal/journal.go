@@ -19,15 +19,29 @@ const (
 	// KindInput is what the client sent to start a run: a RunAgentInput's
 	// JSON.
 	KindInput
+	// KindEnd is how the client saw a run end, recorded after its last
+	// event: an End's JSON. A run whose records stop without one was cut.
+	KindEnd
 )
 
-// String returns "event" or "input".
+// End is the data of a KindEnd record: how the client's run ended.
+type End struct {
+	// Error is the text of the error that ended the run (a broken transport,
+	// a refused event with stop-on-violation), "" when its stream ended.
+	Error string `json:"error,omitempty"`
+	// Canceled is true when the client cancelled the run.
+	Canceled bool `json:"canceled,omitempty"`
+}
+
+// String returns "event", "input" or "end".
 func (k Kind) String() string {
 	switch k {
 	case KindEvent:
 		return "event"
 	case KindInput:
 		return "input"
+	case KindEnd:
+		return "end"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -39,8 +53,8 @@ type Record struct {
 	Seq uint64
 	// Kind says what Data holds.
 	Kind Kind
-	// Data is an event's wire JSON (KindEvent) or a RunAgentInput's JSON
-	// (KindInput). A record read from a journal owns its bytes. The file and
+	// Data is an event's wire JSON (KindEvent), a RunAgentInput's JSON
+	// (KindInput) or an End's JSON (KindEnd). A record read from a journal owns its bytes. The file and
 	// NATS journals store JSON on one line: Data that spans lines is stored
 	// compacted.
 	Data json.RawMessage
@@ -252,7 +266,7 @@ func checkLease(l Lease) error {
 // checkRecords validates records before an append.
 func checkRecords(op, thread string, recs []Record) error {
 	for i, r := range recs {
-		if r.Kind != KindEvent && r.Kind != KindInput {
+		if r.Kind < KindEvent || r.Kind > KindEnd {
 			return fail(ErrInvalid, op, thread, fmt.Errorf("record %d of %d: unknown kind %d", i+1, len(recs), r.Kind))
 		}
 		if len(r.Data) == 0 {
