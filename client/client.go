@@ -36,10 +36,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"sync"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/store"
 	"github.com/agview/agview/transport"
@@ -53,6 +55,9 @@ type Client struct {
 	store  *store.Store
 	stop   bool
 
+	journal    journal.Journal
+	journalErr func(error)
+
 	mu sync.Mutex // serialises Run
 }
 
@@ -65,6 +70,9 @@ type config struct {
 	store     *store.Store
 	stop      bool
 	runner    transport.Runner
+
+	journal    journal.Journal
+	journalErr func(error)
 }
 
 // WithWebSocket makes the client speak WebSocket (package transport
@@ -124,7 +132,7 @@ func New(url string, opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	c := &Client{url: url, store: cfg.store, stop: cfg.stop, runner: cfg.runner}
+	c := &Client{url: url, store: cfg.store, stop: cfg.stop, runner: cfg.runner, journal: cfg.journal, journalErr: cfg.journalErr}
 	if c.store == nil {
 		c.store = store.New(nil)
 	}
@@ -158,8 +166,19 @@ func (c *Client) Run(ctx context.Context, input *event.RunAgentInput) (*view.Vie
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	in := c.prepare(input)
+	events := c.runner.Run
+	rec, err := c.record(ctx, in) // WithJournal
+	if err != nil {
+		return c.store.View(), err
+	}
+	if rec != nil {
+		defer rec.end(ctx, errRunAborted) // when Run returns before the end below
+		events = func(ctx context.Context, in *event.RunAgentInput) iter.Seq2[event.Event, error] {
+			return rec.events(ctx, c.runner, in)
+		}
+	}
 	var runErr error
-	for e, err := range c.runner.Run(ctx, in) {
+	for e, err := range events(ctx, in) {
 		if err != nil {
 			var te *transport.Error
 			if errors.As(err, &te) {
@@ -195,6 +214,7 @@ func (c *Client) Run(ctx context.Context, input *event.RunAgentInput) (*view.Vie
 		// saw while the connection was being torn down.
 		runErr = err
 	}
+	rec.end(ctx, runErr)
 	if err := c.store.End(runErr); err != nil {
 		return c.store.View(), err
 	}
