@@ -43,12 +43,16 @@ func appendLine(dst []byte, r *Record) []byte {
 		dst = appendOneLine(dst, r.Data)
 		dst = append(dst, '}')
 	default:
-		if bytes.HasPrefix(r.Data, inputPrefix) || bytes.HasPrefix(r.Data, endPrefix) {
-			// An event that looks like one of ours (a producer sent that
-			// type): a leading space keeps it an event.
-			dst = append(dst, ' ')
-		}
+		n := len(dst)
 		dst = appendOneLine(dst, r.Data)
+		if body := dst[n:]; len(body) > 0 && (body[0] == ' ' || bytes.HasPrefix(body, inputPrefix) || bytes.HasPrefix(body, endPrefix)) {
+			// An event that looks like one of ours (a producer sent that
+			// type), or that begins with a space: one more leading space
+			// keeps it an event, and is removed when it is read.
+			dst = append(dst, 0)
+			copy(dst[n+1:], dst[n:len(dst)-1])
+			dst[n] = ' '
+		}
 	}
 	return append(dst, '\n')
 }
@@ -83,7 +87,7 @@ func parseLine(line []byte, seq uint64) Record {
 		kind, data = KindInput, line[len(inputPrefix):len(line)-1]
 	case bytes.HasPrefix(line, endPrefix) && bytes.HasSuffix(line, []byte{'}'}):
 		kind, data = KindEnd, line[len(endPrefix):len(line)-1]
-	case len(line) > 0 && line[0] == ' ' && (bytes.HasPrefix(line[1:], inputPrefix) || bytes.HasPrefix(line[1:], endPrefix)):
+	case len(line) > 0 && line[0] == ' ':
 		data = line[1:]
 	}
 	return Record{Seq: seq, Kind: kind, Data: bytes.Clone(data)}
