@@ -4,7 +4,8 @@
 //
 //	agview verify [--json] [--format F] FILE|-
 //	agview replay [--json] [--format F] FILE|-
-//	agview watch  [--ws] [--input FILE] [--header K:V]... [--json] URL
+//	agview watch  [--ws] [--input FILE] [--header K:V]... [--journal DSN] [--json] URL
+//	agview attach [--json] DSN [THREAD]
 //	agview demo   [--json]
 //
 // Input files are JSONL (one event per line), SSE text, or a JSON array of
@@ -64,6 +65,7 @@ func commands() []command {
 		{"verify", "check every event of a recorded stream against the protocol rules", runVerify},
 		{"replay", "fold a recorded stream and print the final view", runReplay},
 		{"watch", "run an agent and show the live view", runWatch},
+		{"attach", "show a journaled thread live, from any machine that reaches the journal", runAttach},
 		{"demo", "watch the embedded demo agent (no network, no set-up)", runDemo},
 	}
 }

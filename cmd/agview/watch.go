@@ -10,6 +10,7 @@ import (
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/tui"
 	"github.com/agview/agview/view"
 )
@@ -25,8 +26,13 @@ Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
 1 the run errored, failed, was cut or was cancelled, or an event was rejected,
 2 bad arguments or an unreadable --input file.
 
+With --journal DSN the run is recorded in a journal (memory, file:DIR or
+nats://HOST:PORT): its input, every event as received and how it ended, so
+that "agview attach DSN THREAD" shows the thread from anywhere.
+
 Examples:
   agview watch http://localhost:8000/agent
+  agview watch --journal file:$HOME/.agview/threads http://localhost:8000/agent
   agview watch --input input.json --header 'Authorization: Bearer $TOKEN' https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
 `
@@ -45,10 +51,11 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--json] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--journal DSN] [--json] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send (default: a new thread, no messages)")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
+	dsn := fs.String("journal", "", "record the run in the journal DSN names: memory, file:DIR or nats://HOST:PORT")
 	var headers headerFlag
 	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
 	pos, code, done := parseCommand(e, fs, args)
@@ -73,6 +80,24 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	}
 	for _, h := range headers {
 		opts = append(opts, client.WithHeader(h[0], h[1]))
+	}
+	if *dsn != "" {
+		j, err := journal.Open(ctx, *dsn, nil)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "agview watch: --journal: %v\n", err)
+			return exitUsage
+		}
+		defer j.Close()
+		if input == nil {
+			input = &event.RunAgentInput{}
+		}
+		if input.ThreadID == "" {
+			in := *input
+			in.ThreadID = client.NewID()
+			input = &in
+		}
+		fmt.Fprintf(e.stderr, "agview: recording thread %s in %s (agview attach %s %s)\n", input.ThreadID, *dsn, *dsn, input.ThreadID)
+		opts = append(opts, client.WithJournal(j, func(err error) { fmt.Fprintf(e.stderr, "agview: %v\n", err) }))
 	}
 	c := client.New(pos[0], opts...)
 	defer c.Close()
