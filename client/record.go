@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"runtime"
 	"sync"
 	"time"
 
@@ -186,6 +187,8 @@ type pipeItem struct {
 const (
 	maxBatchItems = 1024
 	maxBatchBytes = 1 << 20
+	// minBatchItems: a batch smaller than this waits for one scheduler pass.
+	minBatchItems = 64
 )
 
 func newPipe() *pipe {
@@ -226,8 +229,18 @@ func (p *pipe) put(e event.Event, err error, data []byte) bool {
 // take returns the filled batch, waiting for one; false when the reader is
 // done and everything was taken.
 func (p *pipe) take() (*batch, bool) {
+	waited := false
 	for {
 		p.mu.Lock()
+		if n := len(p.cur.items); n > 0 && n < minBatchItems && !p.closed && !waited {
+			// A small batch: let the reader add what it has at hand first,
+			// so that one append carries more events (one write, one
+			// publish), at the cost of a scheduler pass.
+			p.mu.Unlock()
+			waited = true
+			runtime.Gosched()
+			continue
+		}
 		if len(p.cur.items) > 0 {
 			b := p.cur
 			p.cur = p.spare

@@ -133,8 +133,9 @@ type Writer interface {
 	Append(ctx context.Context, recs ...Record) (last uint64, err error)
 	// Lease returns the lease the writer holds.
 	Lease() Lease
-	// End stores anything still pending and releases the lease. It is
-	// idempotent; Append fails with ErrClosed after it.
+	// End stores anything still pending (a NATS writer retries until ctx
+	// ends) and releases the lease. It is idempotent; Append fails with
+	// ErrClosed after it.
 	End(ctx context.Context) error
 }
 

@@ -607,7 +607,16 @@ func (w *natsWriter) End(ctx context.Context) error {
 		return nil
 	}
 	w.ended = true
+	// What could not be stored yet is retried until ctx ends: a run that
+	// ends while the server restarts keeps its last records.
 	ferr := w.flush(ctx)
+	for ferr != nil && errors.Is(ferr, ErrUnavailable) && ctx.Err() == nil {
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		ferr = w.flush(ctx)
+	}
 	rev, lost := w.rev, w.lost
 	w.mu.Unlock()
 	w.halt()
