@@ -324,6 +324,15 @@ func (d *Dir) iterate(ctx context.Context, thread string, from uint64, follow bo
 					yield(Record{}, fail(ErrUnavailable, op, thread, err))
 					return
 				}
+				if f != nil && from > 1 {
+					// Start after the records counted last time when they
+					// all come before from (attaching reads, then follows).
+					d.mu.Lock()
+					if c := d.counts[thread]; c.lines < from {
+						off, seq = c.size, c.lines
+					}
+					d.mu.Unlock()
+				}
 			}
 			if f != nil {
 				st, err := f.Stat()

@@ -79,7 +79,12 @@ type NATS struct {
 	closed  bool
 	done    chan struct{}
 	writers map[*natsWriter]struct{}
+	hints   map[string]hint // per thread, a message seen last
 }
+
+// hint says that stream message streamSeq holds the thread's records from
+// first on: a read from first or later may start there.
+type hint struct{ first, streamSeq uint64 }
 
 var _ Journal = (*NATS)(nil)
 
@@ -117,7 +122,7 @@ func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error)
 	if err != nil {
 		return nil, fail(ErrUnavailable, "open", "", err)
 	}
-	n := &NATS{opts: o, nc: nc, done: make(chan struct{}), writers: map[*natsWriter]struct{}{}}
+	n := &NATS{opts: o, nc: nc, done: make(chan struct{}), writers: map[*natsWriter]struct{}{}, hints: map[string]hint{}}
 	if err := n.setup(ctx); err != nil {
 		nc.Close()
 		return nil, fail(ErrUnavailable, "open", "", err)
@@ -269,7 +274,27 @@ func (n *NATS) last(ctx context.Context, thread string) (uint64, error) {
 	if err != nil {
 		return 0, &Error{Code: ErrCorrupt, Op: "stat", Thread: thread, Err: fmt.Errorf("stream message %d: %w", m.Sequence, err)}
 	}
+	n.remember(thread, first, m.Sequence)
 	return first + count - 1, nil
+}
+
+func (n *NATS) remember(thread string, first, streamSeq uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h := n.hints[thread]; streamSeq > h.streamSeq {
+		n.hints[thread] = hint{first, streamSeq}
+	}
+}
+
+// startAt returns the stream sequence a read of thread from record from may
+// start at, 0 for the beginning.
+func (n *NATS) startAt(thread string, from uint64) uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h, ok := n.hints[thread]; ok && h.first <= from {
+		return h.streamSeq
+	}
+	return 0
 }
 
 func batchHeader(h nats.Header) (first, count uint64, err error) {
@@ -317,6 +342,9 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 		}
 		next := max(from, 1) // the next record to yield
 		var streamSeq uint64 // the last stream message handled
+		if s := n.startAt(thread, next); s > 0 {
+			streamSeq = s - 1
+		}
 		backoff := 50 * time.Millisecond
 		for {
 			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: time.Minute}
@@ -333,6 +361,7 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 				if err != nil {
 					return false, &Error{Code: ErrCorrupt, Op: op, Thread: thread, Err: fmt.Errorf("stream message %d: %w", streamSeq, err)}
 				}
+				n.remember(thread, first, streamSeq)
 				seq := first
 				for line := range bytes.Lines(m.Data()) {
 					if seq >= next {
