@@ -24,11 +24,24 @@
 //     failed and Run returns its *reducer.Violation; by default a rejected
 //     event is recorded in the view's diagnostics and the run goes on (G1).
 //
+// # Durable threads
+//
+// WithJournal records each run in a journal (package journal: in memory, the
+// embedded file journal, or NATS JetStream): the thread's lease is taken
+// before anything is sent (a thread has one active run at a time, across
+// processes), then the input, every event as received before it is folded,
+// and how the run ended. Attach folds a journaled thread into a new store and
+// follows it live from any process that reaches the journal, so a viewer that
+// was not there when the run started sees the same view; a run whose writer
+// died reads as cut (failed, open invocations abandoned).
+//
 // # Concurrency
 //
 // A Client may run one run at a time: Run calls on one Client are serialised.
 // Its store may be read and subscribed to from any goroutine at any time
-// (see package store). NextInput is a pure function of a view.
+// (see package store). NextInput is a pure function of a view. An
+// Attachment follows on a goroutine of its own, which Stop ends and waits
+// for; its store may be read and subscribed to from any goroutine.
 package client
 
 import (
