@@ -3,8 +3,6 @@ package client_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -12,8 +10,7 @@ import (
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/client"
-	"github.com/agview/agview/event"
-	"github.com/agview/agview/internal/benchmeter"
+	"github.com/agview/agview/internal/benchlive"
 	"github.com/agview/agview/internal/benchwork"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
@@ -37,12 +34,6 @@ import (
 //
 // Both skip when the shared generator is absent.
 
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 func BenchmarkJournalLive(b *testing.B) {
 	n := 100000
 	if testing.Short() {
@@ -57,46 +48,7 @@ func BenchmarkJournalLive(b *testing.B) {
 	defer dir.Close()
 	mem := journal.NewMemory("")
 	defer mem.Close()
-	modes := []struct {
-		name string
-		j    journal.Journal
-	}{{"none", nil}, {"file", dir}, {"memory", mem}}
-	times := make([][]time.Duration, len(modes))
-	cpus := make([][]time.Duration, len(modes))
-	ctx := b.Context()
-	run := 0
-	for range b.N {
-		for i, m := range modes {
-			var opts []client.Option
-			if m.j != nil {
-				opts = append(opts, client.WithJournal(m.j, func(err error) { b.Fatal(err) }))
-			}
-			c := client.New(srv.URL(), opts...)
-			run++
-			cpu0, _ := benchmeter.CPUTime()
-			start := time.Now()
-			v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: fmt.Sprint("thread-", run), RunID: "run-swarm"})
-			times[i] = append(times[i], time.Since(start))
-			cpu1, _ := benchmeter.CPUTime()
-			cpus[i] = append(cpus[i], cpu1-cpu0)
-			c.Close()
-			if err != nil || v.EventCount() != n {
-				b.Fatalf("%s: %d events, %v", m.name, v.EventCount(), err)
-			}
-		}
-	}
-	none, noneCPU := medianOf(times[0]), medianOf(cpus[0])
-	for i, m := range modes {
-		t := medianOf(times[i])
-		b.ReportMetric(float64(n)/t.Seconds(), m.name+"-events/s")
-		if i > 0 {
-			b.ReportMetric(none.Seconds()/t.Seconds(), m.name+"-x-none")
-			// The same ratio in CPU time (agent, transport, journal and
-			// fold together), steadier on a loaded machine.
-			b.ReportMetric(noneCPU.Seconds()/medianOf(cpus[i]).Seconds(), m.name+"-cpu-x-none")
-		}
-	}
-	b.ReportMetric(0, "ns/op")
+	benchlive.Compare(b, srv.URL(), n, benchlive.Mode{Name: "file", Journal: dir}, benchlive.Mode{Name: "memory", Journal: mem})
 }
 
 func BenchmarkAttach(b *testing.B) {
@@ -133,7 +85,7 @@ func BenchmarkAttach(b *testing.B) {
 		b.Fatalf("attached %d events, want %d", got, n)
 	}
 	_ = want // replay also counts the input and end lines, as unknown events
-	r, a := medianOf(replay), medianOf(attach)
+	r, a := benchlive.Median(replay), benchlive.Median(attach)
 	b.ReportMetric(float64(r.Microseconds())/1e3, "replay-ms")
 	b.ReportMetric(float64(a.Microseconds())/1e3, "attach-ms")
 	b.ReportMetric(a.Seconds()/r.Seconds(), "x-replay")

@@ -46,12 +46,11 @@ type Dir struct {
 	path string
 	opts DirOptions
 
-	mu      sync.Mutex
-	closed  bool
-	done    chan struct{}
-	writers map[*dirWriter]struct{}
-	notify  map[string]chan struct{} // per thread, closed at the next local append
-	counts  map[string]lineCount     // per thread, the records up to a line boundary
+	life openSet[*dirWriter]
+
+	mu     sync.Mutex
+	notify map[string]chan struct{} // per thread, closed at the next local append
+	counts map[string]lineCount     // per thread, the records up to a line boundary
 }
 
 // lineCount says that a thread's file holds lines records in its first size
@@ -83,8 +82,8 @@ func OpenDir(path string, opts *DirOptions) (*Dir, error) {
 		return nil, fail(ErrUnavailable, "open", "", err)
 	}
 	return &Dir{
-		path: path, opts: o, done: make(chan struct{}),
-		writers: map[*dirWriter]struct{}{}, notify: map[string]chan struct{}{}, counts: map[string]lineCount{},
+		path: path, opts: o, life: newOpenSet[*dirWriter](),
+		notify: map[string]chan struct{}{}, counts: map[string]lineCount{},
 	}, nil
 }
 
@@ -125,11 +124,7 @@ func threadName(name string) (string, bool) {
 	return name, name != "" && fileName(name) == name
 }
 
-func (d *Dir) isClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.closed
-}
+func (d *Dir) isClosed() bool { return d.life.isClosed() }
 
 // changed returns the channel closed at the next append to thread through d.
 func (d *Dir) changed(thread string) <-chan struct{} {
@@ -228,13 +223,10 @@ func (d *Dir) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		lf.Close() // releases the lock
 		return nil, fail(ErrUnavailable, "begin", th, err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	if !d.life.add(w) {
 		w.close()
 		return nil, fail(ErrClosed, "begin", th, nil)
 	}
-	d.writers[w] = struct{}{}
 	return w, nil
 }
 
@@ -377,7 +369,7 @@ func (d *Dir) iterate(ctx context.Context, thread string, from uint64, follow bo
 			case <-tick.C:
 			case <-ctx.Done():
 				return
-			case <-d.done:
+			case <-d.life.done:
 			}
 		}
 	}
@@ -489,16 +481,7 @@ func (d *Dir) Stat(ctx context.Context, thread string) (Thread, error) {
 // Close implements Journal: writers still open are closed (their locks
 // released, as a dead process's would be), followers end.
 func (d *Dir) Close() error {
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
-	}
-	d.closed = true
-	close(d.done)
-	ws := d.writers
-	d.writers = nil
-	d.mu.Unlock()
+	ws, _ := d.life.close()
 	for w := range ws {
 		w.mu.Lock()
 		w.close()
@@ -568,9 +551,7 @@ func (w *dirWriter) End(ctx context.Context) error {
 		err = w.f.Sync()
 	}
 	w.close()
-	w.d.mu.Lock()
-	delete(w.d.writers, w)
-	w.d.mu.Unlock()
+	w.d.life.remove(w)
 	if err != nil {
 		return fail(ErrUnavailable, "end", w.lease.Thread, err)
 	}

@@ -75,11 +75,10 @@ type NATS struct {
 	stream jetstream.Stream
 	kv     jetstream.KeyValue
 
-	mu      sync.Mutex
-	closed  bool
-	done    chan struct{}
-	writers map[*natsWriter]struct{}
-	hints   map[string]hint // per thread, a message seen last
+	life openSet[*natsWriter]
+
+	mu    sync.Mutex
+	hints map[string]hint // per thread, a message seen last
 }
 
 // hint says that stream message streamSeq holds the thread's records from
@@ -122,7 +121,7 @@ func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error)
 	if err != nil {
 		return nil, fail(ErrUnavailable, "open", "", err)
 	}
-	n := &NATS{opts: o, nc: nc, done: make(chan struct{}), writers: map[*natsWriter]struct{}{}, hints: map[string]hint{}}
+	n := &NATS{opts: o, nc: nc, life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
 	if err := n.setup(ctx); err != nil {
 		nc.Close()
 		return nil, fail(ErrUnavailable, "open", "", err)
@@ -170,11 +169,7 @@ func token(thread string) string { return base64.RawURLEncoding.EncodeToString([
 
 func (n *NATS) subject(thread string) string { return n.opts.SubjectPrefix + token(thread) }
 
-func (n *NATS) isClosed() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.closed
-}
+func (n *NATS) isClosed() bool { return n.life.isClosed() }
 
 // unavailable classifies a NATS error: a closed connection is ErrClosed,
 // anything else ErrUnavailable.
@@ -222,13 +217,10 @@ func (n *NATS) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		return nil, err
 	}
 	w := &natsWriter{n: n, lease: lease, rev: rev, seq: next, stop: make(chan struct{}), stopped: make(chan struct{})}
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
+	if !n.life.add(w) {
+		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
 		return nil, fail(ErrClosed, "begin", th, nil)
 	}
-	n.writers[w] = struct{}{}
-	n.mu.Unlock()
 	go w.refresh()
 	return w, nil
 }
@@ -398,7 +390,7 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 			case <-time.After(backoff):
 			case <-ctx.Done():
 				return
-			case <-n.done:
+			case <-n.life.done:
 			}
 			backoff = min(2*backoff, 2*time.Second)
 		}
@@ -478,20 +470,13 @@ func (n *NATS) Stat(ctx context.Context, thread string) (Thread, error) {
 // Close implements Journal: writers stop refreshing their leases (which then
 // lapse) and the connection closes.
 func (n *NATS) Close() error {
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
-		return nil
-	}
-	n.closed = true
-	close(n.done)
-	ws := n.writers
-	n.writers = nil
-	n.mu.Unlock()
+	ws, first := n.life.close()
 	for w := range ws {
 		w.halt()
 	}
-	n.nc.Close()
+	if first {
+		n.nc.Close()
+	}
 	return nil
 }
 
@@ -649,9 +634,7 @@ func (w *natsWriter) End(ctx context.Context) error {
 	rev, lost := w.rev, w.lost
 	w.mu.Unlock()
 	w.halt()
-	w.n.mu.Lock()
-	delete(w.n.writers, w)
-	w.n.mu.Unlock()
+	w.n.life.remove(w)
 	if lost == nil {
 		if err := w.n.kv.Delete(ctx, token(w.lease.Thread), jetstream.LastRevision(rev)); err != nil && ferr == nil {
 			// The lease lapses by itself within its TTL.
