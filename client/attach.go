@@ -65,7 +65,7 @@ func Attach(ctx context.Context, j journal.Journal, thread string, opts *AttachO
 	if o.Poll <= 0 {
 		o.Poll = DefaultAttachPoll
 	}
-	f := &threadFolder{thread: thread, b: reducer.NewBuilder(view.New())}
+	f := &JournalFolder{thread: thread, b: reducer.NewBuilder(view.New())}
 	// Read up to the end, then make sure that end is where it stands: a
 	// run whose lease went away while we read is cut here, at once.
 	for {
@@ -120,7 +120,7 @@ func (a *Attachment) Stop() {
 
 // follow folds what is appended to the thread until fctx ends (parent is
 // the caller's context, to tell its end from Stop).
-func (a *Attachment) follow(parent, fctx context.Context, j journal.Journal, f *threadFolder, o *AttachOptions) {
+func (a *Attachment) follow(parent, fctx context.Context, j journal.Journal, f *JournalFolder, o *AttachOptions) {
 	defer close(a.done)
 	defer a.cancel()
 	recs := make(chan journal.Record, 256)
@@ -178,9 +178,16 @@ func (a *Attachment) follow(parent, fctx context.Context, j journal.Journal, f *
 	}
 }
 
-// threadFolder folds a thread's records: into a Builder while catching up,
-// then into the store.
-type threadFolder struct {
+// JournalFolder folds a journaled thread's records, in order, into a
+// reducer.Builder exactly as Attach folds them (agview replay reads journal
+// files with it): an input begins a run, an event is folded as the client
+// folded it, an end ends the run as the client's run ended (the same error
+// text, or a cancellation); a run still open when the next input comes was
+// cut, and ends with a *journal.Error of code journal.ErrCut.
+//
+// Attach also tells a cut run from the journal's lease; a JournalFolder,
+// which knows no lease, leaves the last run as the records leave it.
+type JournalFolder struct {
 	thread string
 	b      *reducer.Builder
 	s      *store.Store
@@ -189,8 +196,18 @@ type threadFolder struct {
 	run    string // the open run's id
 }
 
-func (f *threadFolder) fold(r journal.Record) {
-	f.seq = r.Seq
+// NewJournalFolder returns a folder of thread's records into b.
+func NewJournalFolder(b *reducer.Builder, thread string) *JournalFolder {
+	return &JournalFolder{thread: thread, b: b}
+}
+
+// Fold folds one record. r.Data is not retained.
+func (f *JournalFolder) Fold(r journal.Record) { f.fold(r) }
+
+func (f *JournalFolder) fold(r journal.Record) {
+	if r.Seq != 0 {
+		f.seq = r.Seq
+	}
 	switch r.Kind {
 	case journal.KindInput:
 		if f.open {
@@ -222,18 +239,18 @@ func (f *threadFolder) fold(r journal.Record) {
 
 // check cuts the open run when st shows no writer holds its lease. The
 // caller has folded everything up to st.Last.
-func (f *threadFolder) check(st journal.Thread) {
+func (f *JournalFolder) check(st journal.Thread) {
 	if f.open && (st.Active == nil || st.Active.RunID != f.run) {
 		f.open = false
 		f.end(f.cutError())
 	}
 }
 
-func (f *threadFolder) cutError() error {
+func (f *JournalFolder) cutError() error {
 	return &journal.Error{Code: journal.ErrCut, Op: "attach", Thread: f.thread, Err: errors.New("run " + f.run)}
 }
 
-func (f *threadFolder) end(cause error) {
+func (f *JournalFolder) end(cause error) {
 	if f.b != nil {
 		f.b.End(cause)
 		return

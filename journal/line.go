@@ -17,8 +17,9 @@ import (
 //	{"type":"agview.end","end":END}
 //
 // Both are events of types AG-UI does not define, so a tool that reads the
-// lines as an AG-UI stream (agview replay) skips them with a warning
-// (PROTOCOL.md G2) and folds everything else.
+// lines as an AG-UI stream skips them with a warning (PROTOCOL.md G2) and
+// folds everything else; agview replay and verify read them as the run
+// boundaries they are (ParseLine, client.JournalFolder).
 
 // InputType and EndType are the "type" of input and end lines.
 const (
@@ -78,9 +79,13 @@ func appendOneLine(dst, data []byte) []byte {
 	return dst
 }
 
-// parseLine returns the record of one line (without its '\n'), owning its
-// bytes.
-func parseLine(line []byte, seq uint64) Record {
+// ParseLine reads one line of the file journal's form (without its line
+// end; see the package documentation): an input or end line gives a
+// KindInput or KindEnd record holding the RunAgentInput or End, any other
+// line an event, its wire JSON (without the leading space that keeps an
+// event that looks like one of those lines an event). Data aliases line;
+// Seq is zero. agview replay reads journal files with it.
+func ParseLine(line []byte) Record {
 	kind, data := KindEvent, line
 	switch {
 	case bytes.HasPrefix(line, inputPrefix) && bytes.HasSuffix(line, []byte{'}'}):
@@ -90,5 +95,13 @@ func parseLine(line []byte, seq uint64) Record {
 	case len(line) > 0 && line[0] == ' ':
 		data = line[1:]
 	}
-	return Record{Seq: seq, Kind: kind, Data: bytes.Clone(data)}
+	return Record{Kind: kind, Data: data}
+}
+
+// parseLine returns the record of one line (without its '\n'), owning its
+// bytes.
+func parseLine(line []byte, seq uint64) Record {
+	r := ParseLine(line)
+	r.Seq, r.Data = seq, bytes.Clone(r.Data)
+	return r
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agview/agview/client"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
 	"github.com/agview/agview/view"
@@ -37,8 +39,11 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 		frames = transport.ReadFileFrames(ctx, path, format, nil)
 	}
 	// Nothing reads the view before the end: a Builder folds the frames
-	// without making a view per event.
+	// without making a view per event. A file journal's input and end
+	// lines begin and end runs as they did for the client that recorded
+	// them (client.JournalFolder).
 	b := reducer.NewBuilder(view.New())
+	jf := client.NewJournalFolder(b, name)
 	for f, err := range frames {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -47,6 +52,10 @@ func foldFile(ctx context.Context, e *env, path string, format transport.Format)
 				break
 			}
 			return b.End(err), &inputError{name: name, err: err}
+		}
+		if r := journal.ParseLine(f.Data); r.Kind != journal.KindEvent {
+			jf.Fold(r)
+			continue
 		}
 		_ = b.FoldJSON(f.Data) // a refusal is recorded in the view
 	}
