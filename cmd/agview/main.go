@@ -2,11 +2,12 @@
 //
 // Usage:
 //
-//	agview verify [--json] [--format F] FILE|-
-//	agview replay [--json] [--format F] FILE|-
-//	agview watch  [--ws] [--input FILE] [--header K:V]... [--journal DSN] [--json] URL
-//	agview attach [--json] DSN [THREAD]
-//	agview demo   [--json]
+//	agview verify  [--json] [--format F] [--max-event-bytes N] FILE|-
+//	agview replay  [--json] [--format F] [--max-event-bytes N] FILE|-
+//	agview watch   [--ws] [--input FILE] [--header K:V]... [--journal DSN] [--json] [--max-event-bytes N] URL
+//	agview attach  [--json] DSN [THREAD]
+//	agview demo    [--json] [--seed N]
+//	agview explain [RULE]
 //
 // Input files are JSONL (one event per line), SSE text, or a JSON array of
 // events; the format is detected unless --format names it. "-" reads
@@ -28,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // Exit codes.
@@ -52,6 +54,15 @@ type env struct {
 	// isTerminal reports whether stdout is a terminal (watch and demo show
 	// the TUI only then).
 	isTerminal bool
+	// stderrTerminal reports whether stderr is a terminal: progress on a
+	// large input is shown only then.
+	stderrTerminal bool
+	// progressMin is the input size from which progress is shown, and
+	// progressEvery how often it is redrawn.
+	progressMin   int64
+	progressEvery time.Duration
+	// target is the URL watch connects to, for messages.
+	target string
 }
 
 type command struct {
@@ -67,6 +78,7 @@ func commands() []command {
 		{"watch", "run an agent and show the live view", runWatch},
 		{"attach", "show a journaled thread live, from any machine that reaches the journal", runAttach},
 		{"demo", "watch the embedded demo agent (no network, no set-up)", runDemo},
+		{"explain", "explain a rule id that verify prints (R15, V7, …)", runExplain},
 	}
 }
 
@@ -94,7 +106,8 @@ func usage(w io.Writer) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout)}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout),
+		stderrTerminal: isTerminal(stderr), progressMin: 16 << 20, progressEvery: 200 * time.Millisecond}
 	return e.dispatch(ctx, args)
 }
 

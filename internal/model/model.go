@@ -66,6 +66,11 @@ func (v *View) Next() *View {
 	return nv
 }
 
+// Detached returns a new, unpublished view holding a copy of v's state, as
+// Next does, but allocated on its own rather than from the stream's view
+// slab, so that it keeps alive only what its state references.
+func (v *View) Detached() *View { return &View{st: v.st} }
+
 // slabSize is the number of objects in a slab.
 const slabSize = 64
 
