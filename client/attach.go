@@ -218,6 +218,9 @@ func (f *JournalFolder) fold(r journal.Record) {
 		var in event.RunAgentInput
 		_ = json.Unmarshal(r.Data, &in)
 		f.open, f.run = true, in.RunID
+		// The one place where a journaled run's input meets the view:
+		// whatever Run folds from its input before the stream (the
+		// history it sends, PROTOCOL.md G15) is folded here the same way.
 	case journal.KindEnd:
 		var e journal.End
 		_ = json.Unmarshal(r.Data, &e)

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"iter"
@@ -567,4 +566,5 @@ func (w *dirWriter) close() {
 	}
 }
 
-var errLocked = fmt.Errorf("locked by another writer")
+// errLocked is tryLock's refusal: another open of the file holds the lock.
+var errLocked = errors.New("locked by another writer")

@@ -256,7 +256,7 @@ func DefaultOwner() string {
 	return h + ":" + strconv.Itoa(os.Getpid())
 }
 
-// check validates the ids of a lease.
+// checkLease validates the ids of a lease.
 func checkLease(l Lease) error {
 	if l.Thread == "" {
 		return fail(ErrInvalid, "begin", "", fmt.Errorf("empty thread id"))
