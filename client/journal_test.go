@@ -203,3 +203,37 @@ func TestAttachCutRun(t *testing.T) {
 		})
 	}
 }
+
+// TestStopThroughJournal stops a recording run from another handle on the
+// journal, as another replica would: the run ends cancelled, and the
+// attached view agrees.
+func TestStopThroughJournal(t *testing.T) {
+	for jname, j := range journals(t) {
+		t.Run(jname, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 4, Rounds: 100}), &agenttest.Options{Delay: time.Millisecond})
+			defer srv.Close()
+			c := client.New(srv.URL(), client.WithJournal(j, nil))
+			defer c.Close()
+			_, err := c.Store().Wait(ctx, func(*view.View) bool { return true })
+			require.NoError(t, err)
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t1", RunID: "r1"})
+				done <- err
+			}()
+			_, err = c.Store().Wait(ctx, func(v *view.View) bool { return v.EventCount() > 50 })
+			require.NoError(t, err)
+			l, err := j.Stop(ctx, "t1")
+			require.NoError(t, err)
+			assert.Equal(t, "r1", l.RunID)
+			err = <-done
+			require.ErrorIs(t, err, journal.ErrStopped, "the run was stopped through the journal")
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, view.RunCancelled, lastRunStatus(c.Store().View()))
+			got := attachIdle(t, j, "t1")
+			assert.Equal(t, viewJSON(t, c.Store().View()), viewJSON(t, got), "the attached view agrees")
+		})
+	}
+}

@@ -20,7 +20,10 @@ import (
 // and nothing is sent), and the RunAgentInput is appended; then every event
 // as it arrives, its wire bytes exactly as received, before it is folded
 // (nothing folded is ever missing from the journal); then how the run ended
-// (a journal.KindEnd record), and the lease is released.
+// (a journal.KindEnd record), and the lease is released. A run asked to stop
+// through the journal (Journal.Stop, from any process) is cancelled: Run
+// returns an error matching context.Canceled and journal.ErrStopped, and the
+// run reads as cancelled.
 //
 // Events are appended in batches: while the client folds one batch, the
 // transport goes on reading the next, so journaling costs the live path
@@ -105,14 +108,22 @@ func (r *recorder) end(ctx context.Context, cause error) {
 // at a time.
 func (r *recorder) events(ctx context.Context, runner transport.Runner, in *event.RunAgentInput) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
+		ctx, cancel := context.WithCancelCause(ctx)
 		p := newPipe()
 		var wg sync.WaitGroup
 		defer func() {
-			cancel()
+			cancel(nil)
 			p.stop()
 			wg.Wait()
 		}()
+		wg.Go(func() {
+			select {
+			case <-r.w.Stopped(): // Journal.Stop, from any process
+				l := r.w.Lease()
+				cancel(&journal.Error{Code: journal.ErrStopped, Op: "stop", Thread: l.Thread, Err: errors.New("run " + l.RunID)})
+			case <-ctx.Done():
+			}
+		})
 		wg.Go(func() {
 			defer p.close()
 			var frame []byte

@@ -99,6 +99,11 @@ func (d *Dir) lockFile(thread string) string {
 	return filepath.Join(d.path, fileName(thread)+".lock")
 }
 
+// stopFile is where Stop writes the id of the run to stop.
+func (d *Dir) stopFile(thread string) string {
+	return filepath.Join(d.path, fileName(thread)+".stop")
+}
+
 // fileName is the base name of a thread's files: the id itself when it is
 // made of letters, digits, '-', '_' and '.' (not first) and not too long, else
 // "~" and the id in unpadded base64url.
@@ -251,7 +256,41 @@ func (d *Dir) begin(lease Lease, lf *os.File) (*dirWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	return &dirWriter{d: d, lease: lease, lf: lf, f: f, size: c.size, seq: c.lines}, nil
+	w := &dirWriter{d: d, lease: lease, lf: lf, f: f, size: c.size, seq: c.lines,
+		stopped: make(chan struct{}), quit: make(chan struct{}), watching: make(chan struct{})}
+	go w.watchStop()
+	return w, nil
+}
+
+// Stop implements Journal: it writes the active run's id to THREAD.stop,
+// which the writing process, wherever it runs, reads within
+// DirOptions.Poll.
+func (d *Dir) Stop(ctx context.Context, thread string) (Lease, error) {
+	st, err := d.Stat(ctx, thread)
+	if err != nil {
+		err.(*Error).Op = "stop"
+		return Lease{}, err
+	}
+	if st.Active == nil {
+		return Lease{}, fail(ErrIdle, "stop", thread, nil)
+	}
+	tmp, err := os.CreateTemp(d.path, ".stop-*")
+	if err == nil {
+		_, err = tmp.WriteString(st.Active.RunID)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), d.stopFile(thread))
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}
+	if err != nil {
+		return Lease{}, fail(ErrUnavailable, "stop", thread, err)
+	}
+	return *st.Active, nil
 }
 
 // readLease reads the lease recorded in a lock file; what cannot be read
@@ -493,6 +532,10 @@ type dirWriter struct {
 	d     *Dir
 	lease Lease
 
+	stopped  chan struct{} // closed when THREAD.stop names the run
+	quit     chan struct{} // closed to end watchStop
+	watching chan struct{} // closed when watchStop returns
+
 	mu    sync.Mutex
 	lf, f *os.File // nil once closed
 	size  int64    // bytes of complete lines
@@ -501,6 +544,26 @@ type dirWriter struct {
 }
 
 func (w *dirWriter) Lease() Lease { return w.lease }
+
+func (w *dirWriter) Stopped() <-chan struct{} { return w.stopped }
+
+// watchStop looks for THREAD.stop naming the run every DirOptions.Poll.
+func (w *dirWriter) watchStop() {
+	defer close(w.watching)
+	t := time.NewTicker(w.d.opts.Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-t.C:
+		}
+		if b, err := os.ReadFile(w.d.stopFile(w.lease.Thread)); err == nil && string(b) == w.lease.RunID {
+			close(w.stopped)
+			return
+		}
+	}
+}
 
 func (w *dirWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
 	th := w.lease.Thread
@@ -557,9 +620,15 @@ func (w *dirWriter) End(ctx context.Context) error {
 	return nil
 }
 
-// close closes the files, releasing the lock; w.mu is held.
+// close closes the files, releasing the lock, and ends watchStop; w.mu is
+// held.
 func (w *dirWriter) close() {
 	if w.f != nil {
+		close(w.quit)
+		<-w.watching
+		if b, err := os.ReadFile(w.d.stopFile(w.lease.Thread)); err == nil && string(b) == w.lease.RunID {
+			os.Remove(w.d.stopFile(w.lease.Thread)) // the request was for this run
+		}
 		w.f.Close()
 		w.lf.Close()
 		w.f, w.lf = nil, nil

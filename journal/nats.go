@@ -169,6 +169,12 @@ func token(thread string) string { return base64.RawURLEncoding.EncodeToString([
 
 func (n *NATS) subject(thread string) string { return n.opts.SubjectPrefix + token(thread) }
 
+// stopSubject is where Stop asks a thread's writer to stop (core NATS, not
+// stored).
+func (n *NATS) stopSubject(thread string) string {
+	return "_agview_stop." + n.opts.Stream + "." + token(thread)
+}
+
 func (n *NATS) isClosed() bool { return n.life.isClosed() }
 
 // unavailable classifies a NATS error: a closed connection is ErrClosed,
@@ -216,7 +222,25 @@ func (n *NATS) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
 		return nil, err
 	}
-	w := &natsWriter{n: n, lease: lease, rev: rev, seq: next, stop: make(chan struct{}), stopped: make(chan struct{})}
+	w := &natsWriter{n: n, lease: lease, rev: rev, seq: next, stop: make(chan struct{}), stopped: make(chan struct{}), asked: make(chan struct{})}
+	w.sub, err = n.nc.Subscribe(n.stopSubject(th), func(m *nats.Msg) {
+		if string(m.Data) == lease.RunID {
+			w.askOnce.Do(func() { close(w.asked) })
+		}
+		_ = m.Respond([]byte(lease.RunID))
+	})
+	if err == nil {
+		fctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+		err = n.nc.FlushWithContext(fctx) // the server knows the subscription
+		cancel()
+	}
+	if err != nil {
+		if w.sub != nil {
+			_ = w.sub.Unsubscribe()
+		}
+		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
+		return nil, n.unavailable("begin", th, err)
+	}
 	if !n.life.add(w) {
 		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
 		return nil, fail(ErrClosed, "begin", th, nil)
@@ -343,7 +367,16 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 			if streamSeq > 0 {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, streamSeq+1
 			}
-			err := n.consume(ctx, cfg, func(m jetstream.Msg) (bool, error) {
+			// behind reports whether the subject holds messages past the
+			// last one handled: a consumer that stays silent then is stuck
+			// (its server restarted under it) and is made again.
+			behind := func() bool {
+				bctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+				defer cancel()
+				m, err := n.stream.GetLastMsgForSubject(bctx, subj)
+				return err == nil && m.Sequence > streamSeq
+			}
+			err := n.consume(ctx, cfg, behind, func(m jetstream.Msg) (bool, error) {
 				meta, err := m.Metadata()
 				if err != nil {
 					return false, err
@@ -397,9 +430,18 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 	}
 }
 
+// stallCheck is how long a consumer may stay silent before consume asks
+// whether it should have delivered something.
+const stallCheck = 2 * time.Second
+
+// errStalled ends a consumer that stayed silent while messages waited.
+var errStalled = errors.New("consumer stalled")
+
 // consume runs an ordered consumer and hands each message to fn until fn
-// returns false (consume then returns nil) or an error.
-func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, fn func(jetstream.Msg) (bool, error)) error {
+// returns false (consume then returns nil) or an error. When no message
+// comes for stallCheck and behind reports messages waiting, it returns
+// errStalled.
+func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, behind func() bool, fn func(jetstream.Msg) (bool, error)) error {
 	cons, err := n.stream.OrderedConsumer(ctx, cfg)
 	if err != nil {
 		return err
@@ -412,7 +454,15 @@ func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig,
 	}
 	defer it.Stop()
 	for {
-		m, err := it.Next(jetstream.NextContext(ctx))
+		nctx, cancel := context.WithTimeout(ctx, stallCheck)
+		m, err := it.Next(jetstream.NextContext(nctx))
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			if behind() {
+				return errStalled
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -485,8 +535,12 @@ type natsWriter struct {
 	n     *NATS
 	lease Lease
 
-	stop, stopped chan struct{}
+	stop, stopped chan struct{} // end refresh; closed when refresh returns
 	stopOnce      sync.Once
+
+	sub     *nats.Subscription // Stop requests
+	asked   chan struct{}      // closed when Stop asked this run to stop
+	askOnce sync.Once
 
 	mu      sync.Mutex
 	rev     uint64      // the lease key's revision
@@ -543,8 +597,34 @@ func (w *natsWriter) refresh() {
 }
 
 func (w *natsWriter) halt() {
-	w.stopOnce.Do(func() { close(w.stop) })
+	w.stopOnce.Do(func() {
+		close(w.stop)
+		_ = w.sub.Unsubscribe()
+	})
 	<-w.stopped
+}
+
+func (w *natsWriter) Stopped() <-chan struct{} { return w.asked }
+
+// Stop implements Journal: it sends a request on a core NATS subject the
+// thread's writer listens to. A writer that holds the lease but does not
+// answer (its process is gone and the lease not yet expired) is
+// ErrUnavailable.
+func (n *NATS) Stop(ctx context.Context, thread string) (Lease, error) {
+	st, err := n.Stat(ctx, thread)
+	if err != nil {
+		err.(*Error).Op = "stop"
+		return Lease{}, err
+	}
+	if st.Active == nil {
+		return Lease{}, fail(ErrIdle, "stop", thread, nil)
+	}
+	rctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	defer cancel()
+	if _, err := n.nc.RequestWithContext(rctx, n.stopSubject(thread), []byte(st.Active.RunID)); err != nil {
+		return Lease{}, n.unavailable("stop", thread, err)
+	}
+	return *st.Active, nil
 }
 
 func (w *natsWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {

@@ -83,7 +83,7 @@ func TestReplicaKilledMidRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
-	agent := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 5}), &agenttest.Options{Delay: time.Millisecond})
+	agent := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 5, Rounds: 60}), &agenttest.Options{Delay: time.Millisecond})
 	defer agent.Close()
 	c := client.New(agent.URL(), client.WithJournal(r1, func(error) {}))
 	defer c.Close()
@@ -100,6 +100,9 @@ func TestReplicaKilledMidRun(t *testing.T) {
 	_, err = a.Store().Wait(ctx, func(v *view.View) bool { return v.EventCount() >= 100 })
 	require.NoError(t, err)
 
+	st, err := r2.Stat(ctx, "t1")
+	require.NoError(t, err)
+	require.NotNil(t, st.Active, "the run is still active when its replica dies")
 	require.NoError(t, r1.Close()) // the replica dies
 	killed := time.Now()
 	v, err := a.Store().Wait(ctx, func(v *view.View) bool { return lastStatus(v) != view.RunRunning })
@@ -107,9 +110,10 @@ func TestReplicaKilledMidRun(t *testing.T) {
 	assert.Less(t, time.Since(killed), ttl+time.Second, "cut within the TTL and a poll")
 	assert.Equal(t, view.RunFailed, lastStatus(v), "the run reads as cut: not running, not finished")
 	run, _ := v.LastRun()
+	require.NotNil(t, run.Error, "a cut run has an error")
 	assert.Contains(t, run.Error.Message, "run cut")
 
-	st, err := r2.Stat(ctx, "t1")
+	st, err = r2.Stat(ctx, "t1")
 	require.NoError(t, err)
 	var events int
 	for r, err := range r2.Read(ctx, "t1", 1) {
