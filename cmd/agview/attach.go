@@ -22,7 +22,9 @@ reads as cut: failed, its open invocations abandoned, its text kept.
 On a terminal: the terminal UI, following the thread until you quit (q).
 Otherwise: progress lines until no run is active on the thread. With --json:
 no UI; the view's JSON (as "agview replay --json" prints it) once no run is
-active on the thread. Without THREAD: the threads the journal holds.
+active on the thread. Without THREAD: the threads the journal holds. With
+--stop: ask the process running the thread's active run to stop it (it ends
+cancelled), and exit.
 
 Exit status: 0 the thread's last run finished (or awaits an interrupt's
 answer), 1 it errored, failed, was cut or was cancelled, or an event was
@@ -32,10 +34,12 @@ Examples:
   agview attach file:$HOME/.agview/threads
   agview attach nats://nats.internal:4222 4a5f0c1e-…
   agview attach --json file:./threads thread-1 | jq '.runs[-1].status'
+  agview attach --stop nats://nats.internal:4222 4a5f0c1e-…
 `
 
 func runAttach(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "attach", "[--json] DSN [THREAD]", attachHelp)
+	fs := newFlagSet(e, "attach", "[--json] [--stop] DSN [THREAD]", attachHelp)
+	stop := fs.Bool("stop", false, "ask the thread's active run to stop, and exit")
 	asJSON := fs.Bool("json", false, "no UI: print the view's JSON once no run is active on the thread")
 	poll := fs.Duration("poll", client.DefaultAttachPoll, "how often to ask whether the thread's run is still active")
 	pos, code, done := parseCommand(e, fs, args)
@@ -56,6 +60,15 @@ func runAttach(ctx context.Context, e *env, args []string) int {
 		return e.listThreads(ctx, j)
 	}
 	thread := pos[1]
+	if *stop {
+		l, err := j.Stop(ctx, thread)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+			return exitRejected
+		}
+		fmt.Fprintf(e.stdout, "asked run %s of thread %s (by %s) to stop\n", l.RunID, thread, l.Owner)
+		return exitOK
+	}
 	follow := e.isTerminal && !*asJSON
 	a, err := client.Attach(ctx, j, thread, &client.AttachOptions{Poll: *poll, UntilIdle: !follow})
 	if err != nil {

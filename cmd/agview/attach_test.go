@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,5 +111,27 @@ func TestAttachBadArguments(t *testing.T) {
 		code, _, stderr := runCLI(t, nil, args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
 		assert.NotEmpty(t, stderr, "%v", args)
+	}
+}
+
+func TestAttachStop(t *testing.T) {
+	dir := t.TempDir()
+	d, err := journal.OpenDir(dir, &journal.DirOptions{Poll: 5 * time.Millisecond})
+	require.NoError(t, err)
+	defer d.Close()
+	code, _, stderr := runCLI(t, nil, "attach", "--stop", "file:"+dir, "t1")
+	assert.Equal(t, exitRejected, code, "no run to stop")
+	assert.Contains(t, stderr, "no run is active")
+
+	w, err := d.Begin(t.Context(), journal.Lease{Thread: "t1", RunID: "r1", Owner: "replica-1"})
+	require.NoError(t, err)
+	defer w.End(t.Context())
+	code, out, stderr := runCLI(t, nil, "attach", "--stop", "file:"+dir, "t1")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "asked run r1 of thread t1 (by replica-1) to stop\n", out)
+	select {
+	case <-w.Stopped():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer was not asked to stop")
 	}
 }

@@ -5,7 +5,7 @@
 //	agview verify  [--json] [--format F] [--max-event-bytes N] FILE|-
 //	agview replay  [--json] [--format F] [--max-event-bytes N] FILE|-
 //	agview watch   [--ws] [--input FILE] [--header K:V]... [--journal DSN] [--json] [--max-event-bytes N] URL
-//	agview attach  [--json] DSN [THREAD]
+//	agview attach  [--json] [--stop] DSN [THREAD]
 //	agview demo    [--json] [--seed N]
 //	agview explain [RULE]
 //
