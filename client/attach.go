@@ -215,12 +215,20 @@ func (f *JournalFolder) fold(r journal.Record) {
 			// went away without one.
 			f.end(f.cutError())
 		}
-		var in event.RunAgentInput
-		_ = json.Unmarshal(r.Data, &in)
-		f.open, f.run = true, in.RunID
-		// The one place where a journaled run's input meets the view:
-		// whatever Run folds from its input before the stream (the
-		// history it sends, PROTOCOL.md G15) is folded here the same way.
+		f.open, f.run = true, ""
+		in, _, err := event.DecodeInput(r.Data)
+		if err != nil {
+			return // not an input Run recorded: the run's events fold as they are
+		}
+		f.run = in.RunID
+		// Run folds its input (the history it sends, PROTOCOL.md G15)
+		// before the stream; so does the folder. Run checked it first, so
+		// it folds here as it did there.
+		if f.b != nil {
+			_ = f.b.Input(in)
+		} else {
+			_ = f.s.Input(in)
+		}
 	case journal.KindEnd:
 		var e journal.End
 		_ = json.Unmarshal(r.Data, &e)

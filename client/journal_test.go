@@ -86,12 +86,12 @@ func TestRecordThenAttach(t *testing.T) {
 				}
 				c := client.New(url, opts...)
 				defer c.Close()
-				in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}
-				for i := range tc.runs {
+				in := &event.RunAgentInput{ThreadID: "t1", RunID: "r1", Messages: []event.Message{client.UserMessage("what is new?")}}
+				for range tc.runs {
 					_, _ = c.Run(t.Context(), in) // how the run ended is in the view
-					in = client.NextInput(c.Store().View(), nil)
-					_ = i
+					in = client.NextInput(c.Store().View(), &client.InputOptions{Messages: []event.Message{client.UserMessage("and then?")}, Answer: client.ResolveAll(json.RawMessage(`{"approved":true}`))})
 				}
+				require.Positive(t, len(c.Store().View().MessageList()), "the history is in the view")
 				want := c.Store().View()
 				got := attachIdle(t, j, "t1")
 				assert.Equal(t, viewJSON(t, want), viewJSON(t, got), "the attached view is the client's")

@@ -424,8 +424,9 @@ type Run struct {
 	Result      json.RawMessage
 	Err         *ErrorInfo
 	Interrupts  []event.Interrupt
-	Start       int // index of the event that opened it
-	End         int // index of the event that closed it, -1 while open
+	Usage       []event.TokenUsage // RUN_FINISHED's or RUN_ERROR's usage; nil when absent
+	Start       int                // index of the event that opened it
+	End         int                // index of the event that closed it, -1 while open
 }
 
 // State is everything a view holds. The fields that change on almost every
@@ -546,6 +547,9 @@ type Cold struct {
 	// in place a Cold stamped after the last view it handed out.
 	Stamp uint64
 	Ended bool
+	// Thread is the threadId of the last run input folded (reducer.Input):
+	// the client's own thread, which the stream's RUN_STARTED may not name.
+	Thread string
 
 	Phase Phase
 	Runs  persist.Vector[Run]
@@ -883,4 +887,28 @@ func (c *Call) WithInfo() *Call {
 	i := *c.I
 	d.I = &i
 	return &d
+}
+
+// CloneUsage returns a deep copy of token usage entries (nil stays nil).
+func CloneUsage(in []event.TokenUsage) []event.TokenUsage {
+	if in == nil {
+		return nil
+	}
+	out := make([]event.TokenUsage, len(in))
+	for i, u := range in {
+		for _, p := range []**string{&u.Provider, &u.Model} {
+			if *p != nil {
+				s := **p
+				*p = &s
+			}
+		}
+		for _, p := range []**int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.ReasoningTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens} {
+			if *p != nil {
+				n := **p
+				*p = &n
+			}
+		}
+		out[i] = u
+	}
+	return out
 }
