@@ -14,8 +14,9 @@ import (
 	"github.com/agview/agview/transport"
 )
 
-// WithJournal makes the client record each run in j: before anything is
-// sent, the run takes its thread's lease (a run already active on the
+// WithJournal makes the client record each run (Run and Continue) in j: an
+// input the view refuses (reducer.Input) is refused before anything is
+// recorded; then, before anything is sent, the run takes its thread's lease (a run already active on the
 // thread, in this process or another, refuses the run with journal.ErrBusy
 // and nothing is sent), and the RunAgentInput is appended; then every event
 // as it arrives, its wire bytes exactly as received, before it is folded
