@@ -80,6 +80,7 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 		}
 		defer src.close()
 		proto := isProto(src)
+		tap := tapFrom(ctx)
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, &Error{Kind: KindCanceled, Offset: src.offset()}, i))
@@ -97,6 +98,9 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			if err != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, err, i))
 				return
+			}
+			if tap != nil {
+				tap(i, tapData(proto, data))
 			}
 			if !yield(Frame{Index: i, Offset: off, Data: bytes.Clone(data), Proto: proto}, nil) {
 				return
@@ -117,6 +121,8 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 		}
 		defer src.close()
 		decode := decoder(src)
+		proto := isProto(src)
+		tap := tapFrom(ctx)
 		var runs runTracker
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
@@ -146,6 +152,9 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 			if err != nil {
 				yield(nil, s.fail(ctx, err, i))
 				return
+			}
+			if tap != nil {
+				tap(i, tapData(proto, data))
 			}
 			ev, derr := decode(data)
 			runs.observe(i, ev)
