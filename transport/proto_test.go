@@ -525,3 +525,19 @@ func TestProtoIdleTimeout(t *testing.T) {
 	require.NoError(t, c.fatal)
 	assert.Equal(t, decodeAll(t, sample), c.events)
 }
+
+// TestProtoTap: a tap sees each protobuf frame as its JSON form.
+func TestProtoTap(t *testing.T) {
+	t.Parallel()
+	events := decodeAll(t, sample)
+	var seen []string
+	ctx := transport.WithTap(t.Context(), func(_ int, data []byte) { seen = append(seen, string(data)) })
+	c := collect(transport.Read(ctx, bytes.NewReader(protoFrames(t, events)), transport.FormatAuto, nil))
+	require.NoError(t, c.fatal)
+	require.Len(t, seen, len(events))
+	for i, s := range seen {
+		e, err := event.Decode([]byte(s))
+		require.NoError(t, err, "frame %d: %s", i, s)
+		assert.Equal(t, events[i], e)
+	}
+}
