@@ -272,3 +272,24 @@ func TestNormalizeStateKeyedByID(t *testing.T) {
 	assert.NotContains(t, string(a), "sa-")
 	assert.Contains(t, string(a), `"<id-1>": {`)
 }
+
+// TestReadFileNothingToJudge: an empty recording, or one with no run, is
+// unusable input (as "agview verify" says), not an accepted stream that
+// passes a "no rule broken" test.
+func TestReadFileNothingToJudge(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"empty.jsonl":  "",
+		"blank.jsonl":  "\n\n",
+		"no-run.jsonl": `{"type":"NOT_A_TYPE"}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+			_, _, err := viewtest.ReadFile(t.Context(), p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), p)
+			assert.Contains(t, err.Error(), "no ")
+		})
+	}
+}
