@@ -26,9 +26,15 @@ import (
 const watchHelp = `Runs the agent at URL (an HTTP POST of a RunAgentInput answered with
 text/event-stream, or with --ws a WebSocket) and shows the live view: one pane
 per subagent invocation on a terminal (arrows/tab move, enter expands, s shows
-the state, q quits), plain progress lines otherwise. With --json there is no UI:
-the final view's JSON (as "agview replay --json" prints it) is written when the
-run ends.
+the state, ? lists the keys, q quits), plain progress lines otherwise. On a
+terminal the thread goes on when a run ends: i writes the next message, and an
+interrupt the run left pending is approved (y), rejected (n), answered with a
+JSON payload (p) or cancelled (c); each is a new run on the same thread. With
+--json there is no UI: the final view's JSON (as "agview replay --json" prints
+it) is written when the run ends. Headers given with --header go to the agent's
+origin only: a redirect elsewhere is followed without them, and one from https
+to http is refused. --idle-timeout ends a run whose agent has gone quiet (SSE
+comments and WebSocket pings count as signs of life).
 
 A conversation: --input sends a RunAgentInput file; its messages are the
 history, first in the view. --next FILE writes, when the run ends, the
@@ -42,11 +48,11 @@ watch names on standard error the interrupts the next input leaves unanswered
 that requires an answer refuses the run). A --next symbolic link is written
 through; a directory, device or pipe is refused.
 
-Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
-1 the run errored, failed, was cut or was cancelled, or an event was rejected,
-2 bad arguments (a URL that is not http(s):// or, with --ws, ws(s)://), an
---input file that is not a usable RunAgentInput, or a --next file that exists
-and is not a RunAgentInput (it is never overwritten); with --json,
+Exit status: 0 the (last) run finished (or ended on an interrupt awaiting an
+answer), 1 it errored, failed, was cut or was cancelled, or an event was
+rejected, 2 bad arguments (a URL that is not http(s):// or, with --ws,
+ws(s)://), an --input file that is not a usable RunAgentInput, or a --next file
+that exists and is not a RunAgentInput (it is never overwritten); with --json,
 {"verdict":"error","error":"..."}.
 
 Examples:
@@ -54,6 +60,7 @@ Examples:
   agview watch --input input.json --header "Authorization: Bearer $TOKEN" https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
   agview watch --json --input turn1.json --next turn2.json --answer '{"approved":true}' http://localhost:8000/agent
+  agview watch --idle-timeout 2m http://localhost:8000/agent
 `
 
 // headerFlag collects repeated --header K:V flags.
@@ -70,7 +77,7 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--json] [--max-event-bytes N] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send; its messages are the history (default: a new thread, no messages)")
 	nextPath := fs.String("next", "", "when the run ends, write the RunAgentInput of the next run on the thread to this file")
@@ -78,7 +85,8 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	cancel := fs.Bool("cancel", false, "with --next: cancel every pending interrupt")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
-	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
+	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
+	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
 	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
@@ -89,6 +97,9 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	}
 	if err := checkURL(pos[0], *ws); err != nil {
 		return e.fail("watch", *asJSON, err)
+	}
+	if *idle < 0 {
+		return e.fail("watch", *asJSON, fmt.Errorf("--idle-timeout must not be negative, got %v", *idle))
 	}
 	cfg := watchConfig{asJSON: *asJSON, title: pos[0], next: *nextPath}
 	if err := cfg.setAnswer(*answer, *cancel); err != nil {
@@ -117,6 +128,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	for _, h := range headers {
 		opts = append(opts, client.WithHeader(h[0], h[1]))
 	}
+	opts = append(opts, client.WithIdleTimeout(*idle))
 	c := client.New(pos[0], opts...)
 	defer c.Close()
 	return e.watch(ctx, c, input, &cfg)
@@ -377,25 +389,23 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 		return v, err
 	}
 	// On a terminal the TUI owns the screen; the run goes on behind it, and
-	// the final view stays on screen until the user quits.
+	// the TUI stays open when it ends: the user continues the thread (the
+	// next message, the answers to its interrupts) until they quit.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		v   *view.View
-		err error
-	}
-	res := make(chan result, 1)
+	conv := &conversation{c: c}
+	done := make(chan struct{})
 	go func() {
-		v, err := c.Run(runCtx, input)
-		res <- result{v, err}
+		defer close(done)
+		_ = conv.run(runCtx, input)
 	}()
-	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title})
+	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv})
 	cancel() // the user quit: stop a run still going
-	r := <-res
+	<-done
 	if uiErr != nil && !errors.Is(uiErr, context.Canceled) {
 		fmt.Fprintf(e.stderr, "agview: terminal UI: %v\n", uiErr)
 	}
-	return r.v, r.err
+	return c.Store().View(), conv.lastErr()
 }
 
 // runExit reports how a run ended on stderr and returns the exit code: 0 when
