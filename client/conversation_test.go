@@ -208,6 +208,10 @@ func TestCheckResume(t *testing.T) {
 		})
 	}
 
+	// A nil input (Run's new thread) answers nothing: on a view of a
+	// thread with nothing pending, nothing is missing.
+	assert.NoError(t, client.CheckResume(view.New(), nil, time.Now()))
+
 	// A client that has seen no run of the thread cannot know what is
 	// pending: it checks only the statuses.
 	assert.NoError(t, client.CheckResume(view.New(), &event.RunAgentInput{ThreadID: "th", Resume: []event.ResumeEntry{res("x", "resolved")}}, time.Now()))

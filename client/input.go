@@ -200,6 +200,9 @@ func (e *InterruptError) Error() string {
 // not watch), only the statuses are checked. Client.Run calls CheckResume
 // before it sends anything; front ends may call it to check an answer first.
 func CheckResume(v *view.View, in *event.RunAgentInput, now time.Time) error {
+	if in == nil {
+		in = &event.RunAgentInput{} // as Run reads a nil input: no resume
+	}
 	var e InterruptError
 	count := map[string]int{}
 	for _, r := range in.Resume {
