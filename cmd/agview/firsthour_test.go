@@ -324,3 +324,21 @@ func TestDemoPlain(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.True(t, json.Valid([]byte(out)))
 }
+
+// TestWatchFallsBackToLines checks that when the terminal UI cannot run (no
+// controlling terminal), watch shows the run as plain lines instead of
+// cancelling it and calling that a failed connection.
+func TestWatchFallsBackToLines(t *testing.T) {
+	if f, err := os.Open("/dev/tty"); err == nil {
+		f.Close()
+		t.Skip("a controlling terminal is there: the UI would take it over")
+	}
+	var out, errb strings.Builder
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, isTerminal: true}
+	code := e.dispatch(t.Context(), []string{"demo", "--speed", "0"})
+	assert.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, errb.String(), "terminal UI: ")
+	assert.Contains(t, errb.String(), "showing plain lines instead")
+	assert.NotContains(t, errb.String(), "could not connect")
+	assert.Contains(t, out.String(), "run demo-run interrupted")
+}

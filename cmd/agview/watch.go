@@ -424,12 +424,18 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 		defer close(done)
 		_ = conv.run(runCtx, input)
 	}()
-	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv})
+	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv, Output: e.stdout})
+	if uiErr != nil && !errors.Is(uiErr, context.Canceled) && ctx.Err() == nil {
+		// The terminal UI could not run (no usable terminal after all): the
+		// run goes on, shown as plain lines, rather than being cancelled.
+		fmt.Fprintf(e.stderr, "agview: terminal UI: %v; showing plain lines instead\n", uiErr)
+		stop := tui.Lines(e.stdout, c.Store())
+		<-done
+		stop()
+		return c.Store().View(), conv.lastErr()
+	}
 	cancel() // the user quit: stop a run still going
 	<-done
-	if uiErr != nil && !errors.Is(uiErr, context.Canceled) {
-		fmt.Fprintf(e.stderr, "agview: terminal UI: %v\n", uiErr)
-	}
 	return c.Store().View(), conv.lastErr()
 }
 
