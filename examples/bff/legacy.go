@@ -20,13 +20,13 @@ type logEntry struct {
 }
 
 // eventLog is the append-only record of everything the agent sent during a
-// run's agent runs, in order: what GET /runs/{id}/legacy re-emits. Its entries
+// thread's runs, in order: what GET /threads/{id}/legacy re-emits. Its entries
 // are never modified once appended (events yielded by package transport own
 // their data), so followers read them without copying.
 type eventLog struct {
 	mu      sync.Mutex
 	entries []logEntry
-	active  bool          // an agent run is appending
+	active  bool          // a run is appending
 	closed  bool          // the run is gone: followers stop
 	changed chan struct{} // closed at the next change; made by a waiting follower
 }
@@ -38,7 +38,7 @@ func (l *eventLog) append(e event.Event, err error) {
 	l.signal()
 }
 
-// setActive records whether an agent run is appending.
+// setActive records whether a run is appending.
 func (l *eventLog) setActive(active bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -63,7 +63,7 @@ func (l *eventLog) signal() {
 }
 
 // follow yields the entries from the first, then each new one as it is
-// appended, until every entry has been yielded while no agent run is in
+// appended, until every entry has been yielded while no run is in
 // progress, the log is closed or ctx ends.
 func (l *eventLog) follow(ctx context.Context) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
@@ -121,23 +121,29 @@ func (r recorder) Run(ctx context.Context, input *event.RunAgentInput) iter.Seq2
 	}
 }
 
-// serveLegacy is GET /runs/{id}/legacy: the run's event stream as the agent
-// sent it, re-emitted as SSE for a consumer older than subagent support:
+// serveLegacy is GET /threads/{id}/legacy: the thread's events as the agent
+// sent them, re-emitted as SSE for a consumer older than subagent support:
 // store.HideSubagents drops the SUBAGENT_* events and every subagentRunId
 // (PROTOCOL.md R28, the SubagentVisibility transformer). It replays what was
-// sent so far, then follows the run live, and ends when the agent run ends.
+// sent so far, then follows the thread live, and ends when its run ends.
 // A frame that did not decode, and a broken stream, become SSE comments,
 // which every reader ignores.
 func (s *Server) serveLegacy(w http.ResponseWriter, r *http.Request) {
-	conv, err := s.lookup(r.PathValue("id"))
+	t, err := s.lookup(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	release, err := s.viewers.acquire(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	startSSE(w, rc)
 	var buf []byte
-	for e, err := range store.HideSubagents(conv.log.follow(r.Context())) {
+	for e, err := range store.HideSubagents(t.log.follow(r.Context())) {
 		buf = buf[:0]
 		if err == nil {
 			data, encErr := event.Encode(e)

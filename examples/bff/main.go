@@ -20,7 +20,7 @@
 // the service: a snapshot when it connects, then the JSON of each invocation
 // that changed, serialised once per change and shared by every tab watching
 // the run (see Server and serveEvents for the routes and the stream). GET
-// /runs/{id}/legacy re-emits the agent's stream through
+// /threads/{id}/legacy re-emits the agent's stream through
 // store.HideSubagents, for a consumer older than subagent support.
 //
 // # Concurrency
@@ -48,6 +48,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -73,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bff [-addr ADDR] [-agent URL] [-delay D] [-seed N] [-interval D]")
+		fmt.Fprintln(stderr, "usage: bff [-addr ADDR] [-allow-host HOST]... [-agent URL] [-delay D] [-seed N] [-interval D]")
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	delay := fs.Duration("delay", 6*time.Millisecond, "with no -agent: the demo agent's pause before each event")
 	seed := fs.Int64("seed", 1, "with no -agent: the demo swarm's seed")
 	interval := fs.Duration("interval", 50*time.Millisecond, "shortest time between two writes to one browser")
+	var allow hostList
+	fs.Var(&allow, "allow-host", "a Host the service answers besides loopback names and the listen address (repeat, or comma-separate)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -95,22 +99,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
 	if *agent == "" {
-		demo := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: *seed}), &agenttest.Options{Delay: *delay})
+		demo := agenttest.NewServer(demoAgent(&agenttest.SwarmConfig{Seed: *seed}), &agenttest.Options{Delay: *delay})
 		defer demo.Close() // after svc.Close below: runs end first
 		*agent = demo.URL()
 	}
-	svc, err := NewServer(*agent, &Options{FlushInterval: *interval, Logger: logger})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bff: %v\n", err)
+		return exitError
+	}
+	defer ln.Close()
+	svc, err := NewServer(*agent, &Options{FlushInterval: *interval, Logger: logger, AllowedHosts: append(listenHosts(ln.Addr()), allow...)})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	defer svc.Close()
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "bff: %v\n", err)
-		return exitError
-	}
 	hs := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "agview BFF on http://%s/ (agent %s)\n", ln.Addr(), *agent)
 	served := make(chan error, 1)
@@ -133,4 +138,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	<-served // http.ErrServerClosed
 	return exitOK
+}
+
+// hostList is a flag of hosts, repeated or comma-separated.
+type hostList []string
+
+func (l *hostList) String() string { return strings.Join(*l, ",") }
+
+func (l *hostList) Set(v string) error {
+	for h := range strings.SplitSeq(v, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			*l = append(*l, h)
+		}
+	}
+	return nil
+}
+
+// listenHosts returns the Host values that name the listen address addr:
+// itself, and, when it listens on every interface, each interface address
+// and the machine's host name, with the port.
+func listenHosts(addr net.Addr) []string {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	port := strconv.Itoa(ta.Port)
+	hosts := []string{net.JoinHostPort(ta.IP.String(), port)}
+	if !ta.IP.IsUnspecified() {
+		return hosts
+	}
+	if as, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range as {
+			if ipn, ok := a.(*net.IPNet); ok {
+				hosts = append(hosts, net.JoinHostPort(ipn.IP.String(), port))
+			}
+		}
+	}
+	if name, err := os.Hostname(); err == nil && name != "" {
+		hosts = append(hosts, net.JoinHostPort(name, port))
+	}
+	return hosts
 }

@@ -61,13 +61,13 @@ func newEnv(t *testing.T, script agenttest.Script, agentOpts *agenttest.Options,
 }
 
 // start POSTs /runs and returns the new run.
-func (e *env) start(t *testing.T, body string) RunInfo {
+func (e *env) start(t *testing.T, body string) ThreadInfo {
 	t.Helper()
-	res, err := http.Post(e.ts.URL+"/runs", "application/json", strings.NewReader(body))
+	res, err := http.Post(e.ts.URL+"/threads", "application/json", strings.NewReader(body))
 	require.NoError(t, err)
 	defer res.Body.Close()
-	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /runs answers 201")
-	var info RunInfo
+	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /threads answers 201")
+	var info ThreadInfo
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
 	assert.Equal(t, info.Page, res.Header.Get("Location"))
 	return info
@@ -176,7 +176,7 @@ func (e *env) getEvents(t *testing.T, ctx context.Context, id, query string, hea
 // openEvents is getEvents for another goroutine than the test's: the caller
 // closes the body.
 func (e *env) openEvents(ctx context.Context, id, query string, header http.Header) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+"/runs/"+id+"/events"+query, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+"/threads/"+id+"/events"+query, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -215,16 +215,16 @@ func TestRunMain(t *testing.T) {
 		url, _, ok := strings.Cut(strings.TrimPrefix(line, "agview BFF on "), " ")
 		require.True(t, ok, "first line names the URL: %q", line)
 
-		res, err := http.Post(url+"runs", "application/json", strings.NewReader(`{}`))
+		res, err := http.Post(url+"threads", "application/json", strings.NewReader(`{}`))
 		require.NoError(t, err)
-		var info RunInfo
+		var info ThreadInfo
 		require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
 		res.Body.Close()
 		require.Equal(t, http.StatusCreated, res.StatusCode)
 
 		// Watch the run to its end, then stop the program while the stream
 		// is still open: it must end it and exit cleanly.
-		req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url+"runs/"+info.ID+"/events", nil)
+		req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url+"threads/"+info.ID+"/events", nil)
 		require.NoError(t, err)
 		res, err = http.DefaultClient.Do(req)
 		require.NoError(t, err)

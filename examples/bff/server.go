@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +26,12 @@ var staticFiles embed.FS
 
 // Defaults of Options.
 const (
-	DefaultKeepAlive    = 15 * time.Second
-	DefaultWriteTimeout = 30 * time.Second
-	DefaultMaxRuns      = 100
+	DefaultKeepAlive           = 15 * time.Second
+	DefaultWriteTimeout        = 30 * time.Second
+	DefaultMaxThreads          = 100
+	DefaultMaxViewers          = 1000
+	DefaultMaxViewersPerClient = 32
+	DefaultMaxQueuedBytes      = 1 << 20
 )
 
 // Options configure a Server. nil and the zero value mean the defaults;
@@ -46,47 +51,79 @@ type Options struct {
 	// WriteTimeout bounds each write to a viewer; a viewer that reads
 	// nothing for that long is disconnected. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
-	// MaxRuns is the number of runs kept in memory; when a new run would
-	// exceed it the oldest idle run is dropped (its viewers disconnected).
-	// 0 means DefaultMaxRuns.
-	MaxRuns int
+	// MaxThreads is the number of threads kept in memory; when a new thread
+	// would exceed it the oldest idle one is dropped (its viewers
+	// disconnected). 0 means DefaultMaxThreads.
+	MaxThreads int
+	// MaxViewers bounds the event streams open at once, over all threads
+	// (GET /threads/{id}/events and /legacy); one more is refused with 429.
+	// 0 means DefaultMaxViewers.
+	MaxViewers int
+	// MaxViewersPerClient bounds the event streams open at once from one
+	// client address (the request's RemoteAddr without its port); 0 means
+	// DefaultMaxViewersPerClient.
+	MaxViewersPerClient int
+	// MaxQueuedBytes bounds what one viewer may hold back: when a newer
+	// frame is published while a viewer still has more than this many bytes
+	// of an older one to write, the viewer is disconnected (it reconnects
+	// with Last-Event-ID and catches up from the latest frame), so that a
+	// viewer that reads slowly or not at all pins no old version of a large
+	// view. 0 means DefaultMaxQueuedBytes.
+	MaxQueuedBytes int
+	// AllowedHosts are the Host header values the service answers (a host,
+	// or host:port), besides loopback names (localhost, 127.0.0.1, [::1],
+	// on any port), which are always allowed. Any other Host is refused
+	// with 403, so that a web page cannot reach the service through DNS
+	// rebinding. A POST whose Origin names another host than its Host (and
+	// not one of these) is refused with 403 too.
+	AllowedHosts []string
 	// Logger receives the service's log; nil discards it.
 	Logger *slog.Logger
 }
 
 // Server is the backend-for-frontend: an http.Handler that starts agent runs
-// with client.Client, keeps each run's store, and serves browsers a live
+// with client.Client, keeps each thread's store, and serves browsers a live
 // view of it. Create it with NewServer and Close it when done. The routes:
 //
-//	GET  /                       the page: start a run, list the runs
-//	GET  /runs/{id}              the page watching run id
-//	GET  /static/…               the page's CSS and script
-//	GET  /runs                   the runs, as JSON
-//	POST /runs                   start a run (StartRequest, application/json); 201, RunInfo
-//	POST /runs/{id}/next         continue it (NextRequest, application/json); 202, RunInfo
-//	GET  /runs/{id}/events       the live view as SSE (see serveEvents)
-//	GET  /runs/{id}/legacy       the agent's events without subagents, as SSE
-//	GET  /runs/{id}/view         the latest view's JSON (view.View.MarshalJSON)
+//	GET  /                          the page: start a thread, list the threads
+//	GET  /threads/{id}              the page watching thread id
+//	GET  /static/…                  the page's CSS and script
+//	GET  /threads                   the threads, as JSON ([]ThreadInfo)
+//	POST /threads                   start a thread (StartRequest, application/json); 201, ThreadInfo
+//	POST /threads/{id}/runs         continue it (NextRequest, application/json); 202, ThreadInfo
+//	POST /threads/{id}/stop         cancel its run in progress; 202, ThreadInfo
+//	GET  /threads/{id}/events       the live view as SSE (see serveEvents)
+//	GET  /threads/{id}/legacy       the agent's events without subagents, as SSE
+//	GET  /threads/{id}/view         the latest view's JSON (view.View.MarshalJSON)
 //
-// A run is a conversation with the agent: the agent run POST /runs starts,
-// and those POST /runs/{id}/next starts to continue it (answering the
-// interrupts it ended on). Its events fold into one store, so its view holds
-// every agent run.
+// In AG-UI's words, a thread is a conversation with the agent and a run is
+// one request to the agent on that thread: POST /threads starts a thread
+// with its first run, POST /threads/{id}/runs starts the next one (the
+// user's next message, answers to the interrupts the last run ended on).
+// Every run's RunAgentInput names the thread by its id and the run by a new
+// run id; its events fold into the thread's one store, so the thread's view
+// holds every run.
+//
+// Every request must name an allowed host (Options.AllowedHosts), and a POST
+// from a browser must come from the service's own origin.
 type Server struct {
 	agent string
 	opts  Options
 	mux   *http.ServeMux
 	log   *slog.Logger
 	page  []byte
+	hosts map[string]bool // lower-case hosts and host:ports of AllowedHosts
 
-	ctx    context.Context // cancelled by Close: ends every agent run
+	ctx    context.Context // cancelled by Close: ends every run
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // one per agent run in progress
+	wg     sync.WaitGroup // one per run in progress
 
-	mu     sync.Mutex
-	closed bool
-	runs   map[string]*conversation
-	order  []*conversation // creation order
+	viewers viewerLimits
+
+	mu      sync.Mutex
+	closed  bool
+	threads map[string]*thread
+	order   []*thread // creation order
 }
 
 // NewServer returns a service for the AG-UI agent at agentURL: http(s) for
@@ -115,11 +152,28 @@ func NewServer(agentURL string, opts *Options) (*Server, error) {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
-	if o.MaxRuns <= 0 {
-		o.MaxRuns = DefaultMaxRuns
+	if o.MaxThreads <= 0 {
+		o.MaxThreads = DefaultMaxThreads
+	}
+	if o.MaxViewers <= 0 {
+		o.MaxViewers = DefaultMaxViewers
+	}
+	if o.MaxViewersPerClient <= 0 {
+		o.MaxViewersPerClient = DefaultMaxViewersPerClient
+	}
+	if o.MaxQueuedBytes <= 0 {
+		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.AllowedHosts = slices.Clone(o.AllowedHosts)
+	hosts := map[string]bool{}
+	for _, h := range o.AllowedHosts {
+		if h == "" {
+			return nil, fmt.Errorf("bff: an empty allowed host")
+		}
+		hosts[strings.ToLower(h)] = true
 	}
 	page, err := staticFiles.ReadFile("static/index.html")
 	if err != nil {
@@ -129,105 +183,128 @@ func NewServer(agentURL string, opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bff: the embedded assets are missing: %w", err)
 	}
-	s := &Server{agent: agentURL, opts: o, log: o.Logger, page: page, runs: map[string]*conversation{}, mux: http.NewServeMux()}
+	s := &Server{agent: agentURL, opts: o, log: o.Logger, page: page, hosts: hosts, threads: map[string]*thread{}, mux: http.NewServeMux()}
+	s.viewers = viewerLimits{max: o.MaxViewers, perClient: o.MaxViewersPerClient, byClient: map[string]int{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(assets)))
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("GET /runs/{id}", s.servePage)
-	s.mux.HandleFunc("GET /runs", s.serveList)
-	s.mux.HandleFunc("POST /runs", s.serveStart)
-	s.mux.HandleFunc("POST /runs/{id}/next", s.serveNext)
-	s.mux.HandleFunc("GET /runs/{id}/events", s.serveEvents)
-	s.mux.HandleFunc("GET /runs/{id}/legacy", s.serveLegacy)
-	s.mux.HandleFunc("GET /runs/{id}/view", s.serveView)
+	s.mux.HandleFunc("GET /threads/{id}", s.servePage)
+	s.mux.HandleFunc("GET /threads", s.serveList)
+	s.mux.HandleFunc("POST /threads", s.serveStart)
+	s.mux.HandleFunc("POST /threads/{id}/runs", s.serveNext)
+	s.mux.HandleFunc("POST /threads/{id}/stop", s.serveStop)
+	s.mux.HandleFunc("GET /threads/{id}/events", s.serveEvents)
+	s.mux.HandleFunc("GET /threads/{id}/legacy", s.serveLegacy)
+	s.mux.HandleFunc("GET /threads/{id}/view", s.serveView)
 	return s, nil
 }
 
-// ServeHTTP serves the routes listed on Server.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the routes listed on Server, after checking the request's
+// Host and, for a POST, its Origin.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkOrigin(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
-// Close cancels every agent run in progress and waits for it to end, then
-// ends every event stream. Requests after Close answer 503. Close is
-// idempotent. Call it before http.Server.Shutdown, which would otherwise wait
-// for the event streams, which never end by themselves.
+// Close cancels every run in progress and waits for it to end, then ends
+// every event stream. Requests after Close answer 503. Close is idempotent.
+// Call it before http.Server.Shutdown, which would otherwise wait for the
+// event streams, which never end by themselves.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
-	convs := s.order
-	s.order, s.runs = nil, map[string]*conversation{}
+	threads := s.order
+	s.order, s.threads = nil, map[string]*thread{}
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
-	for _, c := range convs {
-		c.close()
+	for _, t := range threads {
+		t.close()
 	}
 }
 
-// Start starts a run: a conversation whose first agent run is sent the
-// user's message (none when message is ""). It returns at once; the run goes
-// on in the background.
-func (s *Server) Start(message string) (RunInfo, error) {
-	input := &event.RunAgentInput{}
+// Start starts a thread whose first run is sent the user's message (none
+// when message is ""). It returns at once; the run goes on in the
+// background.
+func (s *Server) Start(message string) (ThreadInfo, error) {
+	var opts client.InputOptions
 	if message != "" {
-		input.Messages = []event.Message{userMessage(message)}
+		opts.Messages = []event.Message{userMessage(message)}
 	}
-	conv, err := s.create(func(*view.View) *event.RunAgentInput { return input })
+	t, err := s.create(opts)
 	if err != nil {
-		return RunInfo{}, err
+		return ThreadInfo{}, err
 	}
-	return conv.info(), nil
+	return t.info(), nil
 }
 
-// Next starts the agent run that continues run id (see NextRequest). It
-// returns at once; the agent run goes on in the background.
-func (s *Server) Next(id string, req NextRequest) (RunInfo, error) {
+// Next starts the run that continues thread id (see NextRequest). It returns
+// at once; the run goes on in the background.
+func (s *Server) Next(id string, req NextRequest) (ThreadInfo, error) {
 	if err := req.check(); err != nil {
-		return RunInfo{}, err
+		return ThreadInfo{}, err
 	}
-	conv, err := s.lookup(id)
+	t, err := s.lookup(id)
 	if err != nil {
-		return RunInfo{}, err
+		return ThreadInfo{}, err
 	}
-	opts := &client.InputOptions{Answer: func(it event.Interrupt) *event.ResumeEntry {
+	opts := client.InputOptions{Answer: func(it event.Interrupt) *event.ResumeEntry {
 		return &event.ResumeEntry{InterruptID: it.ID, Status: req.Answer, Payload: req.Payload}
 	}}
 	if req.Message != "" {
 		opts.Messages = []event.Message{userMessage(req.Message)}
 	}
-	if err := s.begin(conv, func(v *view.View) *event.RunAgentInput { return client.NextInput(v, opts) }); err != nil {
-		return RunInfo{}, err
+	if err := s.begin(t, opts); err != nil {
+		return ThreadInfo{}, err
 	}
-	return conv.info(), nil
+	return t.info(), nil
 }
 
-// View returns the latest view of run id.
+// Stop cancels the run in progress on thread id: the run ends cancelled
+// (PROTOCOL.md G11: what it streamed is kept, its open invocations
+// abandoned). It returns ErrNotRunning when no run is in progress.
+func (s *Server) Stop(id string) (ThreadInfo, error) {
+	t, err := s.lookup(id)
+	if err != nil {
+		return ThreadInfo{}, err
+	}
+	if !t.stopRun() {
+		return ThreadInfo{}, ErrNotRunning
+	}
+	return t.info(), nil
+}
+
+// View returns the latest view of thread id.
 func (s *Server) View(id string) (*view.View, error) {
-	conv, err := s.lookup(id)
+	t, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}
-	return conv.client.Store().View(), nil
+	return t.client.Store().View(), nil
 }
 
-// Wait waits until no agent run of run id is in progress, its final view
+// Wait waits until no run of thread id is in progress, its final view
 // rendered for its viewers, then returns that view. It returns ctx.Err()
 // with the latest view if ctx ends first.
 func (s *Server) Wait(ctx context.Context, id string) (*view.View, error) {
-	conv, err := s.lookup(id)
+	t, err := s.lookup(id)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		conv.mu.Lock()
-		active, idle := conv.active, conv.idle
-		conv.mu.Unlock()
+		t.mu.Lock()
+		active, idle := t.active, t.idle
+		t.mu.Unlock()
 		if !active {
-			return conv.client.Store().View(), nil
+			return t.client.Store().View(), nil
 		}
 		select {
 		case <-idle:
 		case <-ctx.Done():
-			return conv.client.Store().View(), ctx.Err()
+			return t.client.Store().View(), ctx.Err()
 		}
 	}
 }
@@ -237,58 +314,69 @@ func userMessage(text string) event.Message {
 	return event.Message{ID: "user-" + client.NewID(), Role: event.RoleUser, Content: content}
 }
 
-// RunInfo describes a run: the answer of POST /runs and POST
-// /runs/{id}/next, and an element of GET /runs.
-type RunInfo struct {
-	// ID names the run in the paths below.
+// ThreadInfo describes a thread: the answer of POST /threads, POST
+// /threads/{id}/runs and POST /threads/{id}/stop, and an element of GET
+// /threads.
+type ThreadInfo struct {
+	// ID is the thread's id: the threadId of its runs, and its name in the
+	// paths below.
 	ID string `json:"id"`
-	// Active is true while an agent run is in progress.
+	// Active is true while a run is in progress.
 	Active bool `json:"active"`
-	// Status is the status of the last agent run ("" before it started).
+	// RunID is the runId of the run in progress, or of the last one ("" before
+	// the first).
+	RunID string `json:"runId"`
+	// Status is the status of the last run the agent started ("" before it
+	// started).
 	Status view.RunStatus `json:"status"`
-	// Created is when the run was started.
+	// Created is when the thread was started.
 	Created time.Time `json:"created"`
 
-	Page   string `json:"page"`   // the page watching the run
+	Page   string `json:"page"`   // the page watching the thread
+	Runs   string `json:"runs"`   // POST here to continue it
+	Stop   string `json:"stop"`   // POST here to stop its run in progress
 	Events string `json:"events"` // its event stream
 	Legacy string `json:"legacy"` // its agent events without subagents
 	View   string `json:"view"`   // its view's JSON
 }
 
-// create makes a new run and starts its first agent run with the input
-// input builds, dropping the oldest idle run when there are MaxRuns already.
-func (s *Server) create(input func(*view.View) *event.RunAgentInput) (*conversation, error) {
+// create makes a new thread and starts its first run with opts, dropping the
+// oldest idle thread when there are MaxThreads already.
+func (s *Server) create(opts client.InputOptions) (*thread, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, ErrClosed
 	}
-	var dropped *conversation
-	if len(s.order) >= s.opts.MaxRuns {
-		for i, c := range s.order {
-			if c.retire() {
-				dropped = c
+	var dropped *thread
+	if len(s.order) >= s.opts.MaxThreads {
+		for i, t := range s.order {
+			if t.retire() {
+				dropped = t
 				s.order = append(s.order[:i:i], s.order[i+1:]...)
-				delete(s.runs, c.id)
+				delete(s.threads, t.id)
 				break
 			}
 		}
 		if dropped == nil {
 			s.mu.Unlock()
-			return nil, ErrTooManyRuns
+			return nil, ErrTooManyThreads
 		}
 	}
-	conv := newConversation(client.NewID(), s.agent, s.runner(), s.log)
-	in, _ := conv.begin(input) // a new conversation is neither busy nor retired
-	s.start(conv, in)
-	s.runs[conv.id] = conv
-	s.order = append(s.order, conv)
+	t := newThread(client.NewID(), s.agent, s.runner(), &s.opts)
+	if err := s.startLocked(t, opts); err != nil { // a new thread is neither busy nor retired
+		s.mu.Unlock()
+		t.close()
+		return nil, err
+	}
+	s.threads[t.id] = t
+	s.order = append(s.order, t)
 	s.mu.Unlock()
 	if dropped != nil {
-		s.log.Info("dropped the oldest idle run", "run", dropped.id)
+		s.log.Info("dropped the oldest idle thread", "thread", dropped.id)
 		dropped.close()
 	}
-	return conv, nil
+	return t, nil
 }
 
 // runner returns a transport for the agent.
@@ -299,44 +387,46 @@ func (s *Server) runner() transport.Runner {
 	return transport.NewSSE(s.agent, s.opts.Transport)
 }
 
-// begin starts an agent run of conv with the input input builds from its
-// latest view, unless one is in progress.
-func (s *Server) begin(conv *conversation, input func(*view.View) *event.RunAgentInput) error {
+// begin starts a run of t with opts, unless one is in progress.
+func (s *Server) begin(t *thread, opts client.InputOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	in, err := conv.begin(input)
-	if err != nil {
-		return err
-	}
-	s.start(conv, in)
-	return nil
+	return s.startLocked(t, opts)
 }
 
-// start runs conv's agent run on a goroutine Close waits for. The caller
-// holds s.mu and has checked that the server is not closed.
-func (s *Server) start(conv *conversation, in *event.RunAgentInput) {
+// startLocked starts a run of t with opts on a goroutine Close waits for.
+// The caller holds s.mu and has checked that the server is not closed.
+func (s *Server) startLocked(t *thread, opts client.InputOptions) error {
+	ctx, cancel := context.WithCancel(s.ctx)
+	in, err := t.begin(opts, cancel)
+	if err != nil {
+		cancel()
+		return err
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		conv.run(s.ctx, in)
+		defer cancel()
+		t.run(ctx, in)
 	}()
+	return nil
 }
 
-// lookup returns run id.
-func (s *Server) lookup(id string) (*conversation, error) {
+// lookup returns thread id.
+func (s *Server) lookup(id string) (*thread, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, ErrClosed
 	}
-	c, ok := s.runs[id]
+	t, ok := s.threads[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownRun, id)
+		return nil, fmt.Errorf("%w: %q", ErrUnknownThread, id)
 	}
-	return c, nil
+	return t, nil
 }
 
 // fail answers err as JSON {"error": "..."} with its status.
@@ -374,11 +464,11 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	convs := append([]*conversation(nil), s.order...)
+	threads := slices.Clone(s.order)
 	s.mu.Unlock()
-	out := make([]RunInfo, 0, len(convs))
-	for _, c := range convs {
-		out = append(out, c.info())
+	out := make([]ThreadInfo, 0, len(threads))
+	for _, t := range threads {
+		out = append(out, t.info())
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -413,6 +503,15 @@ func (s *Server) serveNext(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info, err := s.Next(r.PathValue("id"), req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, info)
+}
+
+func (s *Server) serveStop(w http.ResponseWriter, r *http.Request) {
+	info, err := s.Stop(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -59,25 +59,25 @@ func TestRequests(t *testing.T) {
 		status                   int
 		contains                 string
 	}{
-		{"start: not JSON", "POST", "/runs", "{", nil, 400, "body"},
-		{"start: unknown field", "POST", "/runs", `{"mesage":"hi"}`, nil, 400, `unknown field "mesage"`},
-		{"start: wrong type", "POST", "/runs", `{"message":42}`, nil, 400, "message: want a JSON string"},
-		{"start: two values", "POST", "/runs", `{} {}`, nil, 400, "more than one JSON value"},
-		{"start: too large", "POST", "/runs", big, nil, 413, "larger than"},
-		{"start: not declared JSON", "POST", "/runs", `{}`, http.Header{"Content-Type": {"text/plain"}}, 415, "Content-Type"},
-		{"next: not declared JSON", "POST", "/runs/" + busy.ID + "/next", `{}`, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, 415, "Content-Type"},
-		{"next: unknown run", "POST", "/runs/nope/next", `{}`, nil, 404, "no such run"},
-		{"next: bad answer", "POST", "/runs/" + busy.ID + "/next", `{"answer":"maybe"}`, nil, 400, "answer"},
-		{"next: null payload", "POST", "/runs/" + busy.ID + "/next", `{"payload":null}`, nil, 400, "payload"},
-		{"next: cancelled with payload", "POST", "/runs/" + busy.ID + "/next", `{"answer":"cancelled","payload":1}`, nil, 400, "payload"},
-		{"next: busy", "POST", "/runs/" + busy.ID + "/next", `{"message":"more"}`, nil, 409, "still in progress"},
-		{"events: unknown run", "GET", "/runs/nope/events", "", nil, 404, "no such run"},
-		{"events: bad since", "GET", "/runs/" + busy.ID + "/events?since=-1", "", nil, 400, "since"},
-		{"events: bad Last-Event-ID", "GET", "/runs/" + busy.ID + "/events", "", http.Header{"Last-Event-Id": {"x"}}, 400, "Last-Event-ID"},
-		{"legacy: unknown run", "GET", "/runs/nope/legacy", "", nil, 404, "no such run"},
-		{"view: unknown run", "GET", "/runs/nope/view", "", nil, 404, "no such run"},
-		{"page: unknown run", "GET", "/runs/nope", "", nil, 404, "no such run"},
-		{"wrong method", "PUT", "/runs", "", nil, 405, ""},
+		{"start: not JSON", "POST", "/threads", "{", nil, 400, "body"},
+		{"start: unknown field", "POST", "/threads", `{"mesage":"hi"}`, nil, 400, `unknown field "mesage"`},
+		{"start: wrong type", "POST", "/threads", `{"message":42}`, nil, 400, "message: want a JSON string"},
+		{"start: two values", "POST", "/threads", `{} {}`, nil, 400, "more than one JSON value"},
+		{"start: too large", "POST", "/threads", big, nil, 413, "larger than"},
+		{"start: not declared JSON", "POST", "/threads", `{}`, http.Header{"Content-Type": {"text/plain"}}, 415, "Content-Type"},
+		{"next: not declared JSON", "POST", "/threads/" + busy.ID + "/runs", `{}`, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, 415, "Content-Type"},
+		{"next: unknown run", "POST", "/threads/nope/runs", `{}`, nil, 404, "no such thread"},
+		{"next: bad answer", "POST", "/threads/" + busy.ID + "/runs", `{"answer":"maybe"}`, nil, 400, "answer"},
+		{"next: null payload", "POST", "/threads/" + busy.ID + "/runs", `{"payload":null}`, nil, 400, "payload"},
+		{"next: cancelled with payload", "POST", "/threads/" + busy.ID + "/runs", `{"answer":"cancelled","payload":1}`, nil, 400, "payload"},
+		{"next: busy", "POST", "/threads/" + busy.ID + "/runs", `{"message":"more"}`, nil, 409, "still in progress"},
+		{"events: unknown run", "GET", "/threads/nope/events", "", nil, 404, "no such thread"},
+		{"events: bad since", "GET", "/threads/" + busy.ID + "/events?since=-1", "", nil, 400, "since"},
+		{"events: bad Last-Event-ID", "GET", "/threads/" + busy.ID + "/events", "", http.Header{"Last-Event-Id": {"x"}}, 400, "Last-Event-ID"},
+		{"legacy: unknown run", "GET", "/threads/nope/legacy", "", nil, 404, "no such thread"},
+		{"view: unknown run", "GET", "/threads/nope/view", "", nil, 404, "no such thread"},
+		{"page: unknown run", "GET", "/threads/nope", "", nil, 404, "no such thread"},
+		{"wrong method", "PUT", "/threads", "", nil, 405, ""},
 		{"no such route", "GET", "/nope", "", nil, 404, ""},
 	}
 	for _, c := range cases {
@@ -102,9 +102,9 @@ func TestStatusOf(t *testing.T) {
 		want int
 	}{
 		{&RequestError{Status: 413, Where: "body"}, 413},
-		{ErrUnknownRun, 404},
+		{ErrUnknownThread, 404},
 		{ErrBusy, 409},
-		{ErrTooManyRuns, 503},
+		{ErrTooManyThreads, 503},
 		{ErrClosed, 503},
 		{errors.New("other"), 500},
 	}
@@ -119,7 +119,7 @@ func TestStatusOf(t *testing.T) {
 func TestStartToFinalView(t *testing.T) {
 	e := newEnv(t, nil, nil, nil)
 	info := e.start(t, `{"message":"Electric buses?"}`)
-	assert.True(t, info.Active, "the answer to POST /runs says the run is in progress")
+	assert.True(t, info.Active, "the answer to POST /threads says the run is in progress")
 	v, err := e.svc.Wait(testCtx(t), info.ID)
 	require.NoError(t, err)
 
@@ -135,9 +135,9 @@ func TestStartToFinalView(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(body), "GET view is the store's view")
 
-	res, body = do(t, "GET", e.ts.URL+"/runs", "", nil)
+	res, body = do(t, "GET", e.ts.URL+"/threads", "", nil)
 	require.Equal(t, http.StatusOK, res.StatusCode)
-	var list []RunInfo
+	var list []ThreadInfo
 	require.NoError(t, json.Unmarshal(body, &list))
 	require.Len(t, list, 1)
 	assert.Equal(t, info.ID, list[0].ID)
@@ -159,7 +159,7 @@ func TestStartToFinalView(t *testing.T) {
 }
 
 // TestNextAnswersTheInterrupt: the demo swarm ends on an approval
-// interrupt; POST /runs/{id}/next answers it (client.NextInput) and the
+// interrupt; POST /threads/{id}/runs answers it (client.NextInput) and the
 // agent run that continues it folds into the same view.
 func TestNextAnswersTheInterrupt(t *testing.T) {
 	e := newEnv(t, nil, nil, nil)
@@ -175,7 +175,7 @@ func TestNextAnswersTheInterrupt(t *testing.T) {
 
 	// A viewer connected before the next agent run sees it happen.
 	events := e.getEvents(t, ctx, info.ID, "", nil)
-	res, body := do(t, "POST", e.ts.URL+"/runs/"+info.ID+"/next", `{"answer":"resolved","payload":{"approved":true},"message":"Go ahead."}`, nil)
+	res, body := do(t, "POST", e.ts.URL+"/threads/"+info.ID+"/runs", `{"answer":"resolved","payload":{"approved":true},"message":"Go ahead."}`, nil)
 	require.Equal(t, http.StatusAccepted, res.StatusCode, "body: %s", body)
 	var vw viewer
 	require.NoError(t, vw.watch(events.Body, func(v *viewer) bool { return idle(v) && len(v.header.Runs) == 2 }))
@@ -207,7 +207,7 @@ func TestNextAnswersTheInterrupt(t *testing.T) {
 	assert.JSONEq(t, string(want), string(vw.panes[subKey(suspended)]), "the viewer has the continued invocation's final pane")
 }
 
-// TestLegacyStream: GET /runs/{id}/legacy re-emits the agent's stream with
+// TestLegacyStream: GET /threads/{id}/legacy re-emits the agent's stream with
 // subagents hidden; a consumer older than subagent support folds it without
 // a violation into the same messages, untagged.
 func TestLegacyStream(t *testing.T) {
@@ -397,7 +397,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, view.RunCancelled, run.Status)
 
-	res, _ := do(t, "POST", e.ts.URL+"/runs", "", nil)
+	res, _ := do(t, "POST", e.ts.URL+"/threads", "", nil)
 	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
 	res, _ = do(t, "GET", e.ts.URL+info.Events, "", nil)
 	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
@@ -442,11 +442,11 @@ func TestAgentFailures(t *testing.T) {
 	}
 }
 
-// TestMaxRuns: beyond MaxRuns the oldest idle run is dropped; when none is
+// TestMaxThreads: beyond MaxThreads the oldest idle run is dropped; when none is
 // idle a new run is refused.
-func TestMaxRuns(t *testing.T) {
+func TestMaxThreads(t *testing.T) {
 	t.Run("drops the oldest idle", func(t *testing.T) {
-		e := newEnv(t, nil, nil, &Options{MaxRuns: 2})
+		e := newEnv(t, nil, nil, &Options{MaxThreads: 2})
 		ctx := testCtx(t)
 		var ids []string
 		for range 3 {
@@ -455,19 +455,19 @@ func TestMaxRuns(t *testing.T) {
 			require.NoError(t, err)
 			ids = append(ids, info.ID)
 		}
-		res, _ := do(t, "GET", e.ts.URL+"/runs/"+ids[0]+"/view", "", nil)
+		res, _ := do(t, "GET", e.ts.URL+"/threads/"+ids[0]+"/view", "", nil)
 		assert.Equal(t, http.StatusNotFound, res.StatusCode, "the oldest run was dropped")
 		for _, id := range ids[1:] {
-			res, _ := do(t, "GET", e.ts.URL+"/runs/"+id+"/view", "", nil)
+			res, _ := do(t, "GET", e.ts.URL+"/threads/"+id+"/view", "", nil)
 			assert.Equal(t, http.StatusOK, res.StatusCode, "run %s is kept", id)
 		}
 	})
 	t.Run("refuses when none is idle", func(t *testing.T) {
-		e := newEnv(t, nil, &agenttest.Options{Delay: time.Hour}, &Options{MaxRuns: 1})
+		e := newEnv(t, nil, &agenttest.Options{Delay: time.Hour}, &Options{MaxThreads: 1})
 		e.start(t, "")
-		res, body := do(t, "POST", e.ts.URL+"/runs", "", nil)
+		res, body := do(t, "POST", e.ts.URL+"/threads", "", nil)
 		assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
-		assert.Contains(t, string(body), "too many runs")
+		assert.Contains(t, string(body), "too many threads")
 	})
 }
 
