@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"strconv"
 	"context"
 	"iter"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 

@@ -83,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	delay := fs.Duration("delay", 6*time.Millisecond, "with no -agent: the demo agent's pause before each event")
 	seed := fs.Int64("seed", 1, "with no -agent: the demo swarm's seed")
 	interval := fs.Duration("interval", 50*time.Millisecond, "shortest time between two writes to one browser")
+	maxViewers := fs.Int("max-viewers", DefaultMaxViewers, "event streams open at once, in all")
+	maxPerClient := fs.Int("max-viewers-per-client", DefaultMaxViewersPerClient, "event streams open at once from one client address")
 	var allow hostList
 	fs.Var(&allow, "allow-host", "a Host the service answers besides loopback names and the listen address (repeat, or comma-separate)")
 	if err := fs.Parse(args); err != nil {
@@ -109,7 +111,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer ln.Close()
-	svc, err := NewServer(*agent, &Options{FlushInterval: *interval, Logger: logger, AllowedHosts: append(listenHosts(ln.Addr()), allow...)})
+	svc, err := NewServer(*agent, &Options{
+		FlushInterval: *interval, Logger: logger, AllowedHosts: append(listenHosts(ln.Addr()), allow...),
+		MaxViewers: *maxViewers, MaxViewersPerClient: *maxPerClient,
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files and the screenshot under testdata")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+	}))
+}
 
 // testCtx returns a context that ends with the test or after a generous
 // deadline, whichever comes first, so that a hang fails instead of stalling.
@@ -41,13 +48,14 @@ type env struct {
 	ts    *httptest.Server
 }
 
-// newEnv starts script (the demo swarm of seed 1 when nil) behind a service
+// newEnv starts script (the service's demo agent, the swarm of seed 1, when
+// nil) behind a service
 // configured with opts. Cleanup closes the service first (ending its
 // streams), then the HTTP server, then the agent.
 func newEnv(t *testing.T, script agenttest.Script, agentOpts *agenttest.Options, opts *Options) *env {
 	t.Helper()
 	if script == nil {
-		script = agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1})
+		script = demoAgent(&agenttest.SwarmConfig{Seed: 1})
 	}
 	e := &env{agent: agenttest.NewServer(script, agentOpts)}
 	t.Cleanup(e.agent.Close)

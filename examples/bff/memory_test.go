@@ -1,0 +1,108 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/event"
+)
+
+// bigStateRun is a run whose state is about size bytes, changed by ticks
+// small deltas.
+func bigStateRun(size, ticks int) []event.Event {
+	chunk := strings.Repeat("x", 1000)
+	docs := make([]string, size/(len(chunk)+3))
+	for i := range docs {
+		docs[i] = chunk
+	}
+	snap, _ := json.Marshal(map[string]any{"docs": docs, "tick": 0})
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.StateSnapshot{Snapshot: snap},
+	}
+	for i := 1; i <= ticks; i++ {
+		evs = append(evs, &event.StateDelta{Delta: json.RawMessage(fmt.Sprintf(`[{"op":"replace","path":"/tick","value":%d}]`, i))})
+	}
+	return append(evs, &event.RunFinished{ThreadID: "t", RunID: "r"})
+}
+
+// TestStalledViewersMemory: a run with an 8 MB state changed every few
+// milliseconds, watched by 300 connections that never read (each with a
+// 4 KB receive buffer, so that the kernel holds little for them), keeps the
+// service's peak RSS under 600 MiB: every viewer writes the hub's one copy
+// of each event, and a viewer still stuck on an old frame when a new one
+// comes is dropped rather than left to pin it. Measured, not timed.
+func TestStalledViewersMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process and holds 300 connections")
+	}
+	const (
+		stateBytes = 8 << 20
+		stalled    = 300
+		limit      = 600 << 20
+	)
+	ctx := testCtx(t)
+	agent := agenttest.NewServer(agenttest.Events(bigStateRun(stateBytes, 150)...), &agenttest.Options{Delay: 15 * time.Millisecond})
+	t.Cleanup(agent.Close)
+	p := startBFF(t, "-agent", agent.URL(), "-interval", "0", "-max-viewers", "1000", "-max-viewers-per-client", "1000")
+
+	var info ThreadInfo
+	p.post(t, ctx, "/threads", `{"message":"a large state"}`, http.StatusCreated, &info)
+
+	// The stalled viewers connect while the state changes: today's service
+	// gave each its own copy of whichever frame was latest.
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	conns := make([]net.Conn, 0, stalled)
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for i := range stalled {
+		c, err := d.DialContext(ctx, "tcp", p.host)
+		require.NoError(t, err, "viewer %d", i)
+		conns = append(conns, c)
+		_, err = fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", info.Events, p.host)
+		require.NoError(t, err)
+		time.Sleep(5 * time.Millisecond) // spread over the run's frames
+	}
+	p.waitIdle(t, ctx, info.ID)
+
+	// The service still serves a reader: the whole 8 MB state, once.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url+strings.TrimPrefix(info.Events, "/"), nil)
+	require.NoError(t, err)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var v viewer
+	require.NoError(t, v.watch(res.Body, idle))
+	assert.Greater(t, len(v.state), stateBytes/2, "a fresh viewer gets the whole state")
+	res.Body.Close()
+
+	peak := p.peakRSS(t)
+	t.Logf("peak RSS with %d stalled viewers and a %d MiB state: %d MiB; viewers dropped for falling behind: %d",
+		stalled, stateBytes>>20, peak>>20, strings.Count(p.stderr.String(), "dropped a viewer that fell behind"))
+	assert.Less(t, peak, int64(limit), "peak RSS")
+	assert.Contains(t, p.stderr.String(), "dropped a viewer that fell behind", "stalled viewers on old frames are dropped")
+}
