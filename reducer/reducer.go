@@ -130,7 +130,11 @@ func End(v *view.View, cause error) *view.View {
 			f.c().Phase = model.PhaseErrored
 		}
 	} else if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
-		f.warn("G11", "the stream broke after the last run ended: %v", cause)
+		if _, started := v.LastRun(); started {
+			f.warn("G11", "the stream broke after the last run ended: %v", cause)
+		} else {
+			f.warn("G11", "the stream broke before any run started: %v", cause)
+		}
 	}
 	c := f.c()
 	c.Scope.Lanes = lanesEmpty

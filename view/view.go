@@ -81,12 +81,41 @@ func (v *View) Invocation(id string) *Invocation {
 	return nil
 }
 
-// Invocations iterates the subagent invocations (not the root) in the order
-// they were first seen.
+// Invocations iterates the subagent invocations in the order they were
+// first seen. The parent agent is not among them: Root returns it (its
+// messages, tool calls and steps are those of untagged events).
 func (v *View) Invocations() iter.Seq[*Invocation] {
 	st := v.st()
 	return func(yield func(*Invocation) bool) {
 		st.EachInv(func(n *model.Inv) bool { return yield((*Invocation)(n)) })
+	}
+}
+
+// ChangedSince iterates the invocations of v, the root first, that changed
+// since old (a view v was folded from, directly or not) or are new since
+// then: what a front end redraws when it goes from old to v. It compares
+// each invocation's node with old's (nodes are shared while unchanged), so
+// it costs a pointer comparison per invocation and reads nothing else. old
+// nil yields every invocation.
+func (v *View) ChangedSince(old *View) iter.Seq[*Invocation] {
+	st := v.st()
+	return func(yield func(*Invocation) bool) {
+		if old == nil {
+			if yield(v.Root()) {
+				st.EachInv(func(n *model.Inv) bool { return yield((*Invocation)(n)) })
+			}
+			return
+		}
+		ost := old.st()
+		if st.Root != ost.Root && !yield(v.Root()) {
+			return
+		}
+		n, key := ost.NInvs(), 0
+		st.EachInv(func(inv *model.Inv) bool {
+			changed := key >= n || ost.Inv(key) != inv
+			key++
+			return !changed || yield((*Invocation)(inv))
+		})
 	}
 }
 

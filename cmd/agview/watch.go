@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/transport"
 	"github.com/agview/agview/tui"
 	"github.com/agview/agview/view"
 )
@@ -23,11 +26,12 @@ run ends.
 
 Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
 1 the run errored, failed, was cut or was cancelled, or an event was rejected,
-2 bad arguments or an unreadable --input file.
+2 bad arguments (a URL that is not http(s):// or, with --ws, ws(s)://) or an
+unreadable --input file (with --json, {"verdict":"error","error":"..."}).
 
 Examples:
   agview watch http://localhost:8000/agent
-  agview watch --input input.json --header 'Authorization: Bearer $TOKEN' https://agent.example.com/run
+  agview watch --input input.json --header "Authorization: Bearer $TOKEN" https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
 `
 
@@ -45,29 +49,34 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--json] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--json] [--max-event-bytes N] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send (default: a new thread, no messages)")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
 	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
+	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "agview watch: want exactly one URL argument, got %d\n", len(pos))
-		return exitUsage
+		return e.fail("watch", *asJSON, fmt.Errorf("want exactly one URL argument, got %d", len(pos)))
+	}
+	if err := checkURL(pos[0], *ws); err != nil {
+		return e.fail("watch", *asJSON, err)
 	}
 	var input *event.RunAgentInput
 	if *inputPath != "" {
 		var err error
 		if input, err = readInput(*inputPath); err != nil {
-			fmt.Fprintf(e.stderr, "agview watch: %v\n", err)
-			return exitUsage
+			return e.fail("watch", *asJSON, err)
 		}
 	}
 	var opts []client.Option
+	if *maxBytes > 0 {
+		opts = append(opts, client.WithTransportOptions(&transport.Options{MaxEventBytes: *maxBytes}))
+	}
 	if *ws {
 		opts = append(opts, client.WithWebSocket())
 	}
@@ -77,6 +86,29 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	c := client.New(pos[0], opts...)
 	defer c.Close()
 	return e.watch(ctx, c, input, *asJSON, pos[0])
+}
+
+// checkURL checks that raw is a URL watch can reach: http(s) for SSE,
+// ws(s) with --ws.
+func checkURL(raw string, ws bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	want := []string{"http", "https"}
+	if ws {
+		want = []string{"ws", "wss"}
+	}
+	if !slices.Contains(want, strings.ToLower(u.Scheme)) || u.Host == "" {
+		hint := ""
+		if !ws && (u.Scheme == "ws" || u.Scheme == "wss") {
+			hint = " (add --ws for a WebSocket agent)"
+		} else if ws && (u.Scheme == "http" || u.Scheme == "https") {
+			hint = " (leave out --ws for an SSE agent)"
+		}
+		return fmt.Errorf("%q: want a %s:// or %s:// URL%s", raw, want[0], want[1], hint)
+	}
+	return nil
 }
 
 // readInput reads a RunAgentInput from a JSON file.
@@ -95,6 +127,7 @@ func readInput(path string) (*event.RunAgentInput, error) {
 // watch runs c with input and shows it: the TUI on a terminal, progress lines
 // otherwise, or only the final JSON with asJSON. It returns the exit code.
 func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgentInput, asJSON bool, title string) int {
+	e.target = c.URL()
 	if asJSON {
 		v, err := c.Run(ctx, input)
 		if perr := printView(e, v, true); perr != nil {
@@ -136,6 +169,9 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 func (e *env) runExit(v *view.View, err error) int {
 	run, ok := v.LastRun()
 	switch {
+	case err != nil && !ok && v.EventCount() == 0:
+		fmt.Fprintf(e.stderr, "agview: could not connect to %s: %v\n", e.target, err)
+		return exitRejected
 	case err != nil:
 		fmt.Fprintf(e.stderr, "agview: run %s: %v\n", runName(run, ok), err)
 		return exitRejected
