@@ -25,6 +25,10 @@ var (
 	// ErrNotRunning: POST /threads/{id}/stop on a thread with no run in
 	// progress (409).
 	ErrNotRunning = errors.New("bff: no run of this thread is in progress")
+	// ErrElsewhere: POST /threads/{id}/stop on a thread whose run another
+	// process runs, when the journal gives no way to reach it (the memory
+	// and file journals; the NATS journal does) (409).
+	ErrElsewhere = errors.New("bff: the run is in progress in another process")
 	// ErrTooManyThreads: Options.MaxThreads threads are kept and none is
 	// idle (503).
 	ErrTooManyThreads = errors.New("bff: too many threads with a run in progress")
@@ -68,7 +72,7 @@ func StatusOf(err error) int {
 		return re.Status
 	case errors.Is(err, ErrUnknownThread):
 		return http.StatusNotFound
-	case errors.Is(err, ErrBusy), errors.Is(err, ErrNotRunning):
+	case errors.Is(err, ErrBusy), errors.Is(err, ErrNotRunning), errors.Is(err, ErrElsewhere):
 		return http.StatusConflict
 	case errors.Is(err, ErrTooManyViewers):
 		return http.StatusTooManyRequests

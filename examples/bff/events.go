@@ -45,7 +45,7 @@ const (
 // Options.KeepAlive. Options.MaxViewers and Options.MaxViewersPerClient
 // bound the streams open at once (429 beyond).
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
-	t, err := s.lookup(r.PathValue("id"))
+	t, err := s.lookup(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

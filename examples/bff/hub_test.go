@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"log/slog"
 	"context"
 	"iter"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
 )
@@ -229,49 +231,45 @@ func TestAppendComment(t *testing.T) {
 	}
 }
 
-// TestRecorder: the recorder hands on exactly what the runner yields and
-// logs it; followers see the log live, and stop when asked to.
-func TestRecorder(t *testing.T) {
-	l := &eventLog{}
-	l.setActive(true)
+// TestJournalRunner: the runner hands on exactly what the runner it wraps
+// yields, and journals each event's wire JSON before handing it on.
+func TestJournalRunner(t *testing.T) {
+	j := journal.NewMemory("test")
+	defer j.Close()
+	w, err := j.Begin(t.Context(), journal.Lease{Thread: "t", RunID: "r"})
+	require.NoError(t, err)
 	evs := []event.Event{
 		&event.RunStarted{ThreadID: "t", RunID: "r"},
 		&event.RunFinished{ThreadID: "t", RunID: "r"},
 	}
-	r := recorder{runner: sliceRunner(evs), log: l}
+	r := journalRunner{runner: sliceRunner(evs), w: w, log: slog.New(slog.DiscardHandler), thread: "t"}
 	var got []event.Event
-	for e, err := range r.Run(t.Context(), nil) {
+	for e, err := range r.Run(t.Context(), &event.RunAgentInput{RunID: "r"}) {
 		require.NoError(t, err)
 		got = append(got, e)
-		break // stopping early stops the runner
+		th, err := j.Stat(t.Context(), "t")
+		require.NoError(t, err)
+		assert.Equal(t, uint64(len(got)), th.Last, "event %d is journalled before it is handed on", len(got))
+		if len(got) == 1 {
+			break // stopping early stops the runner
+		}
 	}
 	assert.Equal(t, evs[:1], got)
-	for e, err := range r.Run(t.Context(), nil) {
+	for e, err := range r.Run(t.Context(), &event.RunAgentInput{RunID: "r"}) {
 		require.NoError(t, err)
 		got = append(got, e)
 	}
 	assert.Len(t, got, 3)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	n := 0
-	for range l.follow(ctx) {
-		n++
-		if n == 3 {
-			cancel() // the log is active: the follower would wait for more
-		}
+	require.NoError(t, w.End(t.Context()))
+	var types []string
+	for rec, err := range j.Read(t.Context(), "t", 1) {
+		require.NoError(t, err)
+		assert.Equal(t, journal.KindEvent, rec.Kind)
+		e, err := event.Decode(rec.Data)
+		require.NoError(t, err)
+		types = append(types, string(e.EventType()))
 	}
-	assert.Equal(t, 3, n, "a cancelled follower stops")
-	l.setActive(false)
-	n = 0
-	for range l.follow(t.Context()) {
-		n++
-	}
-	assert.Equal(t, 3, n, "a follower of an inactive log stops at its end")
-	l.close()
-	for range l.follow(t.Context()) {
-		t.Fatal("a closed log yields nothing")
-	}
+	assert.Equal(t, []string{"RUN_STARTED", "RUN_STARTED", "RUN_FINISHED"}, types)
 }
 
 type sliceRunner []event.Event

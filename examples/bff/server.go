@@ -17,6 +17,7 @@ import (
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/transport"
 	"github.com/agview/agview/view"
 )
@@ -32,6 +33,7 @@ const (
 	DefaultMaxViewers          = 1000
 	DefaultMaxViewersPerClient = 32
 	DefaultMaxQueuedBytes      = 1 << 20
+	DefaultCutPoll             = 500 * time.Millisecond
 )
 
 // Options configure a Server. nil and the zero value mean the defaults;
@@ -77,6 +79,17 @@ type Options struct {
 	// rebinding. A POST whose Origin names another host than its Host (and
 	// not one of these) is refused with 403 too.
 	AllowedHosts []string
+	// Journal keeps the threads: every run's input and events, which every
+	// replica sharing it folds into the same view (package journal). nil
+	// means a journal in memory, made by NewServer and closed by Close; a
+	// journal given here is the caller's to close, after Close.
+	Journal journal.Journal
+	// CutPoll is how often a thread whose run is open in the journal asks
+	// whether the run's writer still holds its lease; when it does not, the
+	// run is marked cut. The delay before a dead replica's run reads as cut
+	// is the journal's (the NATS journal's lease TTL; at once for the
+	// memory and file journals) plus up to CutPoll. 0 means DefaultCutPoll.
+	CutPoll time.Duration
 	// Logger receives the service's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -119,6 +132,9 @@ type Server struct {
 	wg     sync.WaitGroup // one per run in progress
 
 	viewers viewerLimits
+	j       journal.Journal
+	ownJ    bool    // j was made by NewServer: Close closes it
+	bus     stopBus // asks other replicas to stop their runs; nil when there are none
 
 	mu      sync.Mutex
 	closed  bool
@@ -164,6 +180,9 @@ func NewServer(agentURL string, opts *Options) (*Server, error) {
 	if o.MaxQueuedBytes <= 0 {
 		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
+	if o.CutPoll <= 0 {
+		o.CutPoll = DefaultCutPoll
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -186,6 +205,13 @@ func NewServer(agentURL string, opts *Options) (*Server, error) {
 	s := &Server{agent: agentURL, opts: o, log: o.Logger, page: page, hosts: hosts, threads: map[string]*thread{}, mux: http.NewServeMux()}
 	s.viewers = viewerLimits{max: o.MaxViewers, perClient: o.MaxViewersPerClient, byClient: map[string]int{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.j = o.Journal
+	if s.j == nil {
+		s.j, s.ownJ = journal.NewMemory(""), true
+	}
+	if s.bus, err = newStopBus(s.j, s.stopLocal, s.log); err != nil {
+		return nil, err
+	}
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(assets)))
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("GET /threads/{id}", s.servePage)
@@ -209,10 +235,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Close cancels every run in progress and waits for it to end, then ends
-// every event stream. Requests after Close answer 503. Close is idempotent.
-// Call it before http.Server.Shutdown, which would otherwise wait for the
-// event streams, which never end by themselves.
+// Close cancels every run this replica has in progress and waits for it to
+// end (each is journalled as cancelled), then ends every event stream.
+// Requests after Close answer 503. Close is idempotent. Call it before
+// http.Server.Shutdown, which would otherwise wait for the event streams,
+// which never end by themselves.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
@@ -221,33 +248,48 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	// Fold what the runs journalled as they ended, so that the last views
+	// show how they ended.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for _, t := range threads {
+		_ = t.catchUp(ctx)
 		t.close()
+	}
+	if s.bus != nil {
+		s.bus.close()
+	}
+	if s.ownJ {
+		_ = s.j.Close()
 	}
 }
 
 // Start starts a thread whose first run is sent the user's message (none
-// when message is ""). It returns at once; the run goes on in the
-// background.
-func (s *Server) Start(message string) (ThreadInfo, error) {
+// when message is ""). It returns once the run's input is journalled; the
+// run goes on in the background.
+func (s *Server) Start(ctx context.Context, message string) (ThreadInfo, error) {
 	var opts client.InputOptions
 	if message != "" {
 		opts.Messages = []event.Message{userMessage(message)}
 	}
-	t, err := s.create(opts)
+	t, err := s.attach(client.NewID())
 	if err != nil {
+		return ThreadInfo{}, err
+	}
+	if err := s.begin(ctx, t, opts); err != nil {
 		return ThreadInfo{}, err
 	}
 	return t.info(), nil
 }
 
-// Next starts the run that continues thread id (see NextRequest). It returns
-// at once; the run goes on in the background.
-func (s *Server) Next(id string, req NextRequest) (ThreadInfo, error) {
+// Next starts the run that continues thread id (see NextRequest), on this
+// replica, whichever ran the last one. It returns once the run's input is
+// journalled; the run goes on in the background.
+func (s *Server) Next(ctx context.Context, id string, req NextRequest) (ThreadInfo, error) {
 	if err := req.check(); err != nil {
 		return ThreadInfo{}, err
 	}
-	t, err := s.lookup(id)
+	t, err := s.lookup(ctx, id)
 	if err != nil {
 		return ThreadInfo{}, err
 	}
@@ -257,54 +299,84 @@ func (s *Server) Next(id string, req NextRequest) (ThreadInfo, error) {
 	if req.Message != "" {
 		opts.Messages = []event.Message{userMessage(req.Message)}
 	}
-	if err := s.begin(t, opts); err != nil {
+	if err := s.begin(ctx, t, opts); err != nil {
 		return ThreadInfo{}, err
 	}
 	return t.info(), nil
 }
 
-// Stop cancels the run in progress on thread id: the run ends cancelled
-// (PROTOCOL.md G11: what it streamed is kept, its open invocations
-// abandoned). It returns ErrNotRunning when no run is in progress.
-func (s *Server) Stop(id string) (ThreadInfo, error) {
-	t, err := s.lookup(id)
+// Stop cancels the run in progress on thread id, whichever replica runs it:
+// this one cancels its own; another is asked to over the journal's NATS
+// connection (ErrElsewhere when the journal has none). The run ends
+// cancelled (PROTOCOL.md G11: what it streamed is kept, its open
+// invocations abandoned). It returns ErrNotRunning when no run is in
+// progress.
+func (s *Server) Stop(ctx context.Context, id string) (ThreadInfo, error) {
+	t, err := s.lookup(ctx, id)
 	if err != nil {
 		return ThreadInfo{}, err
 	}
-	if !t.stopRun() {
+	if t.stopLocal("") {
+		return t.info(), nil
+	}
+	th, err := s.j.Stat(ctx, id)
+	if err != nil {
+		return ThreadInfo{}, err
+	}
+	if th.Active == nil {
 		return ThreadInfo{}, ErrNotRunning
 	}
+	if s.bus == nil {
+		return ThreadInfo{}, fmt.Errorf("%w: run %s is run by %s", ErrElsewhere, th.Active.RunID, th.Active.Owner)
+	}
+	if err := s.bus.stop(ctx, id, th.Active.RunID); err != nil {
+		return ThreadInfo{}, err
+	}
 	return t.info(), nil
 }
 
-// View returns the latest view of thread id.
-func (s *Server) View(id string) (*view.View, error) {
-	t, err := s.lookup(id)
-	if err != nil {
-		return nil, err
-	}
-	return t.client.Store().View(), nil
+// stopLocal cancels this replica's run runID of thread, and reports whether
+// it had it: what another replica's Stop asks of this one.
+func (s *Server) stopLocal(thread, runID string) bool {
+	s.mu.Lock()
+	t := s.threads[thread]
+	s.mu.Unlock()
+	return t != nil && t.stopLocal(runID)
 }
 
-// Wait waits until no run of thread id is in progress, its final view
-// rendered for its viewers, then returns that view. It returns ctx.Err()
-// with the latest view if ctx ends first.
-func (s *Server) Wait(ctx context.Context, id string) (*view.View, error) {
-	t, err := s.lookup(id)
+// View returns the view of thread id, folded from everything the journal
+// holds of it.
+func (s *Server) View(ctx context.Context, id string) (*view.View, error) {
+	t, err := s.lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	if err := t.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	return t.st.View(), nil
+}
+
+// Wait waits until no run of thread id is in progress, whichever replica
+// runs it, its final view rendered for the viewers, then returns that view.
+// It returns ctx.Err() with the latest view if ctx ends first.
+func (s *Server) Wait(ctx context.Context, id string) (*view.View, error) {
+	t, err := s.lookup(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.catchUp(ctx); err != nil {
+		return t.st.View(), err
+	}
 	for {
-		t.mu.Lock()
-		active, idle := t.active, t.idle
-		t.mu.Unlock()
-		if !active {
-			return t.client.Store().View(), nil
+		busy, change := t.busy()
+		if !busy {
+			return t.st.View(), nil
 		}
 		select {
-		case <-idle:
+		case <-change:
 		case <-ctx.Done():
-			return t.client.Store().View(), ctx.Err()
+			return t.st.View(), ctx.Err()
 		}
 	}
 }
@@ -321,16 +393,17 @@ type ThreadInfo struct {
 	// ID is the thread's id: the threadId of its runs, and its name in the
 	// paths below.
 	ID string `json:"id"`
-	// Active is true while a run is in progress.
+	// Active is true while a run is in progress, on any replica.
 	Active bool `json:"active"`
-	// RunID is the runId of the run in progress, or of the last one ("" before
-	// the first).
+	// RunID is the runId of the run in progress, or of the last one ("" when
+	// unknown).
 	RunID string `json:"runId"`
 	// Status is the status of the last run the agent started ("" before it
-	// started).
+	// started, or when this replica has not folded the thread).
 	Status view.RunStatus `json:"status"`
-	// Created is when the thread was started.
-	Created time.Time `json:"created"`
+	// Created is when this replica first served the thread (zero when it
+	// has not).
+	Created time.Time `json:"created,omitzero"`
 
 	Page   string `json:"page"`   // the page watching the thread
 	Runs   string `json:"runs"`   // POST here to continue it
@@ -340,13 +413,17 @@ type ThreadInfo struct {
 	View   string `json:"view"`   // its view's JSON
 }
 
-// create makes a new thread and starts its first run with opts, dropping the
-// oldest idle thread when there are MaxThreads already.
-func (s *Server) create(opts client.InputOptions) (*thread, error) {
+// attach returns the thread id, following it in the journal from now on if
+// this replica did not yet, dropping the oldest thread it runs nothing of
+// when there are MaxThreads already.
+func (s *Server) attach(id string) (*thread, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closed {
-		s.mu.Unlock()
 		return nil, ErrClosed
+	}
+	if t := s.threads[id]; t != nil {
+		return t, nil
 	}
 	var dropped *thread
 	if len(s.order) >= s.opts.MaxThreads {
@@ -359,23 +436,14 @@ func (s *Server) create(opts client.InputOptions) (*thread, error) {
 			}
 		}
 		if dropped == nil {
-			s.mu.Unlock()
 			return nil, ErrTooManyThreads
 		}
+		s.log.Info("stopped following the oldest thread", "thread", dropped.id)
+		go dropped.close() // its follower may be folding: do not wait under s.mu
 	}
-	t := newThread(client.NewID(), s.agent, s.runner(), &s.opts)
-	if err := s.startLocked(t, opts); err != nil { // a new thread is neither busy nor retired
-		s.mu.Unlock()
-		t.close()
-		return nil, err
-	}
-	s.threads[t.id] = t
+	t := newThread(id, s.agent, s.j, &s.opts)
+	s.threads[id] = t
 	s.order = append(s.order, t)
-	s.mu.Unlock()
-	if dropped != nil {
-		s.log.Info("dropped the oldest idle thread", "thread", dropped.id)
-		dropped.close()
-	}
 	return t, nil
 }
 
@@ -387,46 +455,124 @@ func (s *Server) runner() transport.Runner {
 	return transport.NewSSE(s.agent, s.opts.Transport)
 }
 
-// begin starts a run of t with opts, unless one is in progress.
-func (s *Server) begin(t *thread, opts client.InputOptions) error {
+// begin starts a run of t on this replica: it takes the thread's lease in
+// the journal (ErrBusy when any replica runs one), builds the input from
+// the thread's whole view with opts (client.NextInput: the history, the
+// state, an answer to every pending interrupt, then opts.Messages), journals
+// it, and runs it on a goroutine Close waits for.
+func (s *Server) begin(ctx context.Context, t *thread, opts client.InputOptions) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	return s.startLocked(t, opts)
-}
+	s.wg.Add(1) // Close waits for the run from here
+	s.mu.Unlock()
+	started := false
+	defer func() {
+		if !started {
+			s.wg.Done()
+		}
+	}()
 
-// startLocked starts a run of t with opts on a goroutine Close waits for.
-// The caller holds s.mu and has checked that the server is not closed.
-func (s *Server) startLocked(t *thread, opts client.InputOptions) error {
-	ctx, cancel := context.WithCancel(s.ctx)
-	in, err := t.begin(opts, cancel)
+	runID := client.NewID()
+	w, err := s.j.Begin(ctx, journal.Lease{Thread: t.id, RunID: runID})
 	if err != nil {
-		cancel()
+		if errors.Is(err, journal.ErrBusy) {
+			return fmt.Errorf("%w: %w", ErrBusy, err)
+		}
 		return err
 	}
-	s.wg.Add(1)
+	ended := false
+	defer func() {
+		if !ended {
+			_ = w.End(context.WithoutCancel(ctx))
+		}
+	}()
+	// Everything before the lease is the history.
+	if err := t.catchUp(ctx); err != nil {
+		return err
+	}
+	opts.ThreadID, opts.RunID = t.id, runID
+	in := client.NextInput(t.st.View(), &opts)
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("bff: cannot encode the run's input: %w", err)
+	}
+	runCtx, stop := context.WithCancel(s.ctx)
+	if err := t.setLocal(&localRun{id: runID, stop: stop, done: make(chan struct{})}); err != nil {
+		stop()
+		return err
+	}
+	last, err := w.Append(ctx, journal.Record{Kind: journal.KindInput, Data: data})
+	if err != nil {
+		stop()
+		_ = t.setLocal(nil)
+		return err
+	}
+	started, ended = true, true
 	go func() {
 		defer s.wg.Done()
-		defer cancel()
-		t.run(ctx, in)
+		defer stop()
+		s.run(runCtx, t, w, in)
 	}()
-	return nil
+	// Answer once the follower has the input: the thread reads as active.
+	return t.waitSeq(ctx, last)
 }
 
-// lookup returns thread id.
-func (s *Server) lookup(id string) (*thread, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrClosed
+// run runs one run of t to its end, journalling its events and how it
+// ended, then releases the thread's lease.
+func (s *Server) run(ctx context.Context, t *thread, w journal.Writer, in *event.RunAgentInput) {
+	c := client.New(s.agent, client.WithRunner(journalRunner{runner: s.runner(), w: w, log: s.log, thread: t.id}))
+	v, err := c.Run(ctx, in)
+	c.Close()
+	var end journal.End
+	attrs := []any{"thread", t.id, "run", in.RunID, "events", v.EventCount(), "invocations", v.InvocationCount()}
+	if r, ok := v.LastRun(); ok {
+		attrs = append(attrs, "status", r.Status)
 	}
-	t, ok := s.threads[id]
-	if !ok {
+	switch {
+	case err == nil:
+		s.log.Info("run ended", attrs...)
+	case ctx.Err() != nil:
+		end.Canceled = true
+		s.log.Info("run cancelled", attrs...)
+	default:
+		end.Error = err.Error()
+		s.log.Warn("run failed", append(attrs, "err", err)...)
+	}
+	data, _ := json.Marshal(end) // an End always encodes
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := w.Append(wctx, journal.Record{Kind: journal.KindEnd, Data: data}); err != nil {
+		s.log.Error("cannot journal the run's end; other replicas will read it as cut", "thread", t.id, "run", in.RunID, "err", err)
+	}
+	if err := w.End(wctx); err != nil {
+		s.log.Error("cannot release the thread's lease", "thread", t.id, "run", in.RunID, "err", err)
+	}
+	_ = t.setLocal(nil)
+}
+
+// lookup returns thread id, following it if this replica did not yet: any
+// thread the journal holds.
+func (s *Server) lookup(ctx context.Context, id string) (*thread, error) {
+	s.mu.Lock()
+	closed, t := s.closed, s.threads[id]
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return nil, ErrClosed
+	case t != nil:
+		return t, nil
+	}
+	th, err := s.j.Stat(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if th.Last == 0 && th.Active == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownThread, id)
 	}
-	return t, nil
+	return s.attach(id)
 }
 
 // fail answers err as JSON {"error": "..."} with its status.
@@ -452,7 +598,7 @@ func writeJSON(w http.ResponseWriter, status int, x any) {
 
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	if id := r.PathValue("id"); id != "" {
-		if _, err := s.lookup(id); err != nil {
+		if _, err := s.lookup(r.Context(), id); err != nil {
 			http.Error(w, err.Error(), StatusOf(err))
 			return
 		}
@@ -463,13 +609,28 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	threads := slices.Clone(s.order)
-	s.mu.Unlock()
-	out := make([]ThreadInfo, 0, len(threads))
-	for _, t := range threads {
-		out = append(out, t.info())
+	ids, err := s.j.Threads(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
+	out := make([]ThreadInfo, 0, len(ids))
+	for _, id := range ids {
+		s.mu.Lock()
+		t := s.threads[id]
+		s.mu.Unlock()
+		if t != nil {
+			out = append(out, t.info())
+			continue
+		}
+		info := threadInfo(id)
+		if th, err := s.j.Stat(r.Context(), id); err == nil && th.Active != nil {
+			info.Active, info.RunID = true, th.Active.RunID
+		}
+		out = append(out, info)
+	}
+	// The newest first when known, as the page lists them.
+	slices.SortStableFunc(out, func(a, b ThreadInfo) int { return b.Created.Compare(a.Created) })
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -483,7 +644,7 @@ func (s *Server) serveStart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	info, err := s.Start(req.Message)
+	info, err := s.Start(r.Context(), req.Message)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -502,7 +663,7 @@ func (s *Server) serveNext(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	info, err := s.Next(r.PathValue("id"), req)
+	info, err := s.Next(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -511,7 +672,7 @@ func (s *Server) serveNext(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveStop(w http.ResponseWriter, r *http.Request) {
-	info, err := s.Stop(r.PathValue("id"))
+	info, err := s.Stop(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -520,7 +681,7 @@ func (s *Server) serveStop(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveView(w http.ResponseWriter, r *http.Request) {
-	v, err := s.View(r.PathValue("id"))
+	v, err := s.View(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -428,7 +428,7 @@ func TestEventsSince(t *testing.T) {
 // hub returns the hub of run id, for tests that look inside.
 func (s *Server) hub(t *testing.T, id string) *hub {
 	t.Helper()
-	conv, err := s.lookup(id)
+	conv, err := s.lookup(t.Context(), id)
 	require.NoError(t, err)
 	return conv.hub
 }
@@ -461,7 +461,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	events := e.getEvents(t, ctx, info.ID, "", nil)
 	var v viewer
 	require.NoError(t, v.watch(events.Body, func(v *viewer) bool { return len(v.panes) >= 2 }), "the run got going")
-	conv, err := e.svc.lookup(info.ID)
+	conv, err := e.svc.lookup(ctx, info.ID)
 	require.NoError(t, err)
 	legacyRes, err := http.Get(e.ts.URL + info.Legacy)
 	require.NoError(t, err)
@@ -472,7 +472,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	assert.NoError(t, err, "the event stream ended cleanly")
 	_, err = io.Copy(io.Discard, legacyRes.Body)
 	assert.NoError(t, err, "the legacy stream ended cleanly")
-	final := conv.client.Store().View()
+	final := conv.st.View()
 	run, ok := final.LastRun()
 	require.True(t, ok)
 	assert.Equal(t, view.RunCancelled, run.Status)
@@ -535,12 +535,21 @@ func TestMaxThreads(t *testing.T) {
 			require.NoError(t, err)
 			ids = append(ids, info.ID)
 		}
-		res, _ := do(t, "GET", e.ts.URL+"/threads/"+ids[0]+"/view", "", nil)
-		assert.Equal(t, http.StatusNotFound, res.StatusCode, "the oldest run was dropped")
-		for _, id := range ids[1:] {
-			res, _ := do(t, "GET", e.ts.URL+"/threads/"+id+"/view", "", nil)
-			assert.Equal(t, http.StatusOK, res.StatusCode, "run %s is kept", id)
+		e.svc.mu.Lock()
+		var followed []string
+		for _, th := range e.svc.order {
+			followed = append(followed, th.id)
 		}
+		e.svc.mu.Unlock()
+		assert.Equal(t, ids[1:], followed, "the oldest thread is no longer followed")
+		// It is still in the journal: asking for it follows it again.
+		res, body := do(t, "GET", e.ts.URL+"/threads/"+ids[0]+"/view", "", nil)
+		assert.Equal(t, http.StatusOK, res.StatusCode, "the oldest thread is read from the journal again")
+		var v struct {
+			Runs []json.RawMessage `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal(body, &v))
+		assert.Len(t, v.Runs, 1, "with its run")
 	})
 	t.Run("refuses when none is idle", func(t *testing.T) {
 		e := newEnv(t, nil, &agenttest.Options{Delay: time.Hour}, &Options{MaxThreads: 1})
@@ -558,7 +567,7 @@ func TestWebSocketAgent(t *testing.T) {
 	svc, err := NewServer(agent.WSURL(), nil)
 	require.NoError(t, err)
 	defer svc.Close()
-	info, err := svc.Start("")
+	info, err := svc.Start(t.Context(), "")
 	require.NoError(t, err)
 	v, err := svc.Wait(testCtx(t), info.ID)
 	require.NoError(t, err)
