@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"log/slog"
 	"context"
 	"iter"
+	"log/slog"
 	"net/http/httptest"
 	"strconv"
 	"strings"
