@@ -218,8 +218,11 @@ func (e *Error) Error() string {
 	}
 	b = append(b, ": "...)
 	b = append(b, e.Code.String()...)
-	if e.Holder != nil {
-		b = fmt.Appendf(b, ": run %q by %q since %s", e.Holder.RunID, e.Holder.Owner, e.Holder.Since.UTC().Format(time.RFC3339))
+	if h := e.Holder; h != nil && h.RunID != "" {
+		b = fmt.Appendf(b, ": run %q by %q", h.RunID, h.Owner)
+		if !h.Since.IsZero() {
+			b = fmt.Appendf(b, " since %s", h.Since.UTC().Format(time.RFC3339))
+		}
 	}
 	if e.Err != nil {
 		b = append(b, ": "...)
