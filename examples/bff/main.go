@@ -48,12 +48,15 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/journal"
 )
 
 func main() {
@@ -75,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bff [-addr ADDR] [-allow-host HOST]... [-agent URL] [-delay D] [-seed N] [-interval D]")
+		fmt.Fprintln(stderr, "usage: bff [-addr ADDR] [-allow-host HOST]... [-journal DSN] [-name NAME] [-lease-ttl D] [-agent URL] [-delay D] [-seed N] [-interval D]")
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
@@ -85,6 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	interval := fs.Duration("interval", 50*time.Millisecond, "shortest time between two writes to one browser")
 	maxViewers := fs.Int("max-viewers", DefaultMaxViewers, "event streams open at once, in all")
 	maxPerClient := fs.Int("max-viewers-per-client", DefaultMaxViewersPerClient, "event streams open at once from one client address")
+	dsn := fs.String("journal", defaultJournal(), "where threads are kept: memory, file:DIR (the embedded default) or nats://HOST:PORT (replicas sharing a NATS JetStream server)")
+	name := fs.String("name", journal.DefaultOwner(), "this replica's name in the journal's leases")
+	leaseTTL := fs.Duration("lease-ttl", journal.DefaultLeaseTTL, "with nats://: how long a dead replica's run takes to read as cut")
 	var allow hostList
 	fs.Var(&allow, "allow-host", "a Host the service answers besides loopback names and the listen address (repeat, or comma-separate)")
 	if err := fs.Parse(args); err != nil {
@@ -100,6 +106,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
+	j, err := openJournal(ctx, *dsn, *name, *leaseTTL)
+	if err != nil {
+		fmt.Fprintf(stderr, "bff: -journal %s: %v\n", *dsn, err)
+		var je *journal.Error
+		if errors.As(err, &je) && je.Code == journal.ErrInvalid {
+			return exitUsage
+		}
+		return exitError
+	}
+	defer j.Close() // after svc.Close below
+
 	if *agent == "" {
 		demo := agenttest.NewServer(demoAgent(&agenttest.SwarmConfig{Seed: *seed}), &agenttest.Options{Delay: *delay})
 		defer demo.Close() // after svc.Close below: runs end first
@@ -113,7 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer ln.Close()
 	svc, err := NewServer(*agent, &Options{
 		FlushInterval: *interval, Logger: logger, AllowedHosts: append(listenHosts(ln.Addr()), allow...),
-		MaxViewers: *maxViewers, MaxViewersPerClient: *maxPerClient,
+		MaxViewers: *maxViewers, MaxViewersPerClient: *maxPerClient, Journal: j,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -122,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer svc.Close()
 
 	hs := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "agview BFF on http://%s/ (agent %s)\n", ln.Addr(), *agent)
+	fmt.Fprintf(stdout, "agview BFF on http://%s/ (agent %s, journal %s)\n", ln.Addr(), *agent, *dsn)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -183,4 +200,57 @@ func listenHosts(addr net.Addr) []string {
 		hosts = append(hosts, net.JoinHostPort(name, port))
 	}
 	return hosts
+}
+
+// defaultJournal returns the embedded journal in the user's data directory
+// ($XDG_DATA_HOME or ~/.local/share on Unix, ~/Library/Application Support
+// on macOS, %LocalAppData% on Windows): file:DIR/agview/bff/threads; memory
+// when there is no such directory.
+func defaultJournal() string {
+	dir, err := userDataDir()
+	if err != nil {
+		return "memory"
+	}
+	return "file:" + filepath.Join(dir, "agview", "bff", "threads")
+}
+
+// userDataDir returns the directory for the user's application data.
+func userDataDir() (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return d, nil
+		}
+		return "", errors.New("%LocalAppData% is not set")
+	case "darwin", "ios":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, "Library", "Application Support"), nil
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// openJournal opens the journal dsn names, whose leases name owner; a NATS
+// journal's leases last leaseTTL without a refresh.
+func openJournal(ctx context.Context, dsn, owner string, leaseTTL time.Duration) (journal.Journal, error) {
+	switch {
+	case dsn == "memory":
+		return journal.NewMemory(owner), nil
+	case strings.HasPrefix(dsn, "file:"):
+		return journal.OpenDir(strings.TrimPrefix(dsn, "file:"), &journal.DirOptions{Owner: owner})
+	case strings.HasPrefix(dsn, "nats://") || strings.HasPrefix(dsn, "tls://"):
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return journal.DialNATS(dctx, dsn, &journal.NATSOptions{Owner: owner, LeaseTTL: leaseTTL})
+	}
+	return nil, &journal.Error{Code: journal.ErrInvalid, Op: "open", Err: fmt.Errorf("%q names no journal: want memory, file:DIR or nats://HOST:PORT", dsn)}
 }

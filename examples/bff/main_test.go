@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -209,13 +210,25 @@ func TestRunMain(t *testing.T) {
 		assert.Equal(t, exitOK, run(t.Context(), []string{"-h"}, io.Discard, &stderr))
 		assert.Contains(t, stderr.String(), "-agent")
 	})
+	t.Run("bad journal", func(t *testing.T) {
+		var stderr strings.Builder
+		assert.Equal(t, exitUsage, run(t.Context(), []string{"-journal", "postgres://x", "-addr", "127.0.0.1:0"}, io.Discard, &stderr))
+		assert.Contains(t, stderr.String(), "names no journal")
+	})
+	t.Run("default journal", func(t *testing.T) {
+		t.Setenv("XDG_DATA_HOME", "/data/home")
+		if runtime.GOOS == "linux" {
+			assert.Equal(t, "file:/data/home/agview/bff/threads", defaultJournal(), "the per-user data directory")
+		}
+	})
 	t.Run("serves", func(t *testing.T) {
+		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(testCtx(t))
 		defer cancel()
 		out, w := io.Pipe()
 		code := make(chan int, 1)
 		go func() {
-			code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-delay", "0"}, w, io.Discard)
+			code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-delay", "0", "-journal", "file:" + dir}, w, io.Discard)
 			w.Close()
 		}()
 		line, err := bufio.NewReader(out).ReadString('\n')

@@ -80,13 +80,14 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// startBFF starts the program with args (and -addr 127.0.0.1:0) and waits
+// startBFF starts the program with args (after -addr 127.0.0.1:0 -journal
+// memory, which args may override) and waits
 // for the line naming its URL. The process is killed when the test ends,
 // and its log shown if the test failed.
 func startBFF(t *testing.T, args ...string) *proc {
 	t.Helper()
 	p := &proc{stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bffBinary(t), append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	p.cmd = exec.Command(bffBinary(t), append([]string{"-addr", "127.0.0.1:0", "-journal", "memory"}, args...)...)
 	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()
 	require.NoError(t, err)
