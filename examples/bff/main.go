@@ -1,40 +1,56 @@
 // Command bff is a backend-for-frontend for AG-UI agents: an HTTP service
-// that starts agent runs with agview's client, keeps each run's store, and
-// serves a web page showing one live pane per subagent invocation, nested as
-// the invocation tree nests, with status badges, streaming text, tool calls
-// and the run state.
+// that starts agent runs with agview's client, keeps each thread (a
+// conversation: its runs' inputs and events) in a journal, and serves a web
+// page showing one live pane per subagent invocation, nested as the
+// invocation tree nests, with status badges, streaming text, tool calls and
+// the thread's state. Several replicas sharing a NATS journal serve every
+// thread.
 //
 //	go run ./examples/bff                        # the demo swarm, on http://127.0.0.1:8080/
 //	go run ./examples/bff -agent http://localhost:8000/agent
+//	go run ./examples/bff -journal nats://127.0.0.1:4222 -name bff-1
 //
 // Flags:
 //
 //	-addr ADDR       address to listen on (default 127.0.0.1:8080)
+//	-allow-host H    a Host the service answers besides loopback names and
+//	                 the listen address (repeat, or comma-separate)
+//	-journal DSN     where threads are kept: memory, file:DIR, nats://HOST:PORT
+//	                 (default file: in the per-user data directory)
+//	-name NAME       this replica's name in the journal's leases (HOST:PID)
+//	-lease-ttl D     with nats://: how long before a dead replica's run reads
+//	                 as cut (default 10s)
 //	-agent URL       the AG-UI agent: http(s) for SSE, ws(s) for WebSocket;
 //	                 empty starts agenttest's demo swarm on loopback
 //	-delay D         the demo agent's pause before each event (default 6ms)
 //	-seed N          the demo swarm's seed (default 1)
 //	-interval D      shortest time between two writes to one browser (default 50ms)
+//	-max-viewers N   event streams open at once (default 1000)
+//	-max-viewers-per-client N   ... from one client address (default 32)
 //
 // The browser never talks to the agent. It receives the view over SSE from
 // the service: a snapshot when it connects, then the JSON of each invocation
 // that changed, serialised once per change and shared by every tab watching
-// the run (see Server and serveEvents for the routes and the stream). GET
+// the thread (see Server and serveEvents for the routes and the stream). GET
 // /threads/{id}/legacy re-emits the agent's stream through
 // store.HideSubagents, for a consumer older than subagent support.
 //
 // # Concurrency
 //
-// Each run has one client and one store. The store's only subscriber is the
-// run's hub, which turns each view it is handed into a frame (the latest JSON
-// of every pane, of the header and of the state, re-serialising only the
-// invocations whose *view.Invocation changed) and rings every viewer's
+// A run goes on a goroutine that Server.Close cancels and waits for: it
+// journals the run's input and every event before the client folds it.
+// Each thread a replica serves has a follower goroutine that folds the
+// journal into the thread's store, and a watcher that marks a run cut when
+// its writer's lease is gone. The store's only subscriber is the thread's
+// hub, which turns each view it is handed into a frame (the latest SSE
+// event of every pane, of the header and of the state, re-serialising only
+// the invocations whose *view.Invocation changed) and rings every viewer's
 // one-slot doorbell without waiting. Each viewer is an HTTP handler
 // goroutine that writes the latest frame's changes when it is ready: a slow
 // tab skips intermediate versions and never slows the store, the agent or
-// the other tabs. A run's agent run goes on a goroutine that Server.Close
-// cancels and waits for; handler goroutines belong to the http.Server and end
-// when the viewer leaves or Server.Close ends their stream.
+// the other tabs; one that falls behind is dropped. Handler goroutines
+// belong to the http.Server and end when the viewer leaves or Server.Close
+// ends their stream.
 package main
 
 import (
