@@ -26,8 +26,9 @@ var (
 	// progress (409).
 	ErrNotRunning = errors.New("bff: no run of this thread is in progress")
 	// ErrElsewhere: POST /threads/{id}/stop on a thread whose run another
-	// process runs, when the journal gives no way to reach it (the memory
-	// and file journals; the NATS journal does) (409).
+	// process runs, when that process cannot be asked: the file journal
+	// gives no way to reach it, or no replica on the NATS journal answered
+	// (409).
 	ErrElsewhere = errors.New("bff: the run is in progress in another process")
 	// ErrTooManyThreads: Options.MaxThreads threads are kept and none is
 	// idle (503).

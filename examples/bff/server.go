@@ -277,9 +277,21 @@ func (s *Server) Start(ctx context.Context, message string) (ThreadInfo, error) 
 		return ThreadInfo{}, err
 	}
 	if err := s.begin(ctx, t, opts); err != nil {
+		s.detach(t)
 		return ThreadInfo{}, err
 	}
 	return t.info(), nil
+}
+
+// detach stops following t.
+func (s *Server) detach(t *thread) {
+	s.mu.Lock()
+	if s.threads[t.id] == t {
+		delete(s.threads, t.id)
+		s.order = slices.DeleteFunc(s.order, func(o *thread) bool { return o == t })
+	}
+	s.mu.Unlock()
+	t.close()
 }
 
 // Next starts the run that continues thread id (see NextRequest), on this
