@@ -700,6 +700,8 @@ func TestViewerLimits(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode == http.StatusOK
 	}, 10*time.Second, 10*time.Millisecond, "a stream that ended frees its place")
+	_, err = e.svc.Stop(ctx, info.ID)
+	require.NoError(t, err)
 	_, err = e.svc.Wait(ctx, info.ID)
 	require.NoError(t, err)
 }
