@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -105,4 +106,33 @@ func TestStalledViewersMemory(t *testing.T) {
 		stalled, stateBytes>>20, peak>>20, strings.Count(p.stderr.String(), "dropped a viewer that fell behind"))
 	assert.Less(t, peak, int64(limit), "peak RSS")
 	assert.Contains(t, p.stderr.String(), "dropped a viewer that fell behind", "stalled viewers on old frames are dropped")
+}
+
+// TestSlowViewerIsDropped: in process (so under -race), a viewer that reads
+// nothing while a large state changes is disconnected by the hub as soon as
+// a new frame finds it more than MaxQueuedBytes behind, instead of pinning
+// the old frame until the write timeout.
+func TestSlowViewerIsDropped(t *testing.T) {
+	e := newEnv(t, agenttest.Events(bigStateRun(2<<20, 40)...), &agenttest.Options{Delay: 5 * time.Millisecond},
+		&Options{MaxQueuedBytes: 64 << 10, KeepAlive: 50 * time.Millisecond})
+	ctx := testCtx(t)
+	info := e.start(t, "")
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	host := strings.TrimPrefix(e.ts.URL, "http://")
+	c, err := d.DialContext(ctx, "tcp", host)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", info.Events, host)
+	require.NoError(t, err)
+	_, err = e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+
+	// Dropped: the stream ends (the server closed it) although the viewer
+	// never left; kept, it would go on with keep-alives until the test's
+	// deadline.
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Second)))
+	_, err = io.Copy(io.Discard, c)
+	assert.NoError(t, err, "the server ended the stream of the viewer that fell behind")
 }
