@@ -114,6 +114,14 @@ func (t *thread) apply(rec journal.Record) {
 	defer t.foldMu.Unlock()
 	switch rec.Kind {
 	case journal.KindInput:
+		t.mu.Lock()
+		prev := t.open
+		t.mu.Unlock()
+		if prev != "" {
+			// A new run began while the last one had no end: its writer went
+			// away without one.
+			t.finish(cutError(t.id, prev))
+		}
 		in, _, err := event.DecodeInput(rec.Data)
 		if err != nil {
 			t.log.Error("a run's input in the journal does not decode; its run is shown without it", "thread", t.id, "seq", rec.Seq, "err", err)
@@ -204,10 +212,15 @@ func (t *thread) watch() {
 		t.mu.Unlock()
 		if cut {
 			t.log.Warn("a run was cut: its writer went away without ending it", "thread", t.id, "run", open)
-			t.finish(fmt.Errorf("run %s was cut: %w", open, &journal.Error{Code: journal.ErrCut, Op: "stat", Thread: t.id}))
+			t.finish(cutError(t.id, open))
 		}
 		t.foldMu.Unlock()
 	}
+}
+
+// cutError is the cause a cut run ends with.
+func cutError(thread, run string) error {
+	return fmt.Errorf("run %s was cut: %w", run, &journal.Error{Code: journal.ErrCut, Op: "follow", Thread: thread})
 }
 
 // lastSeq returns the last record folded.
