@@ -155,7 +155,7 @@ func (v *viewer) setHeader(data json.RawMessage) error {
 // watch reads the events stream of body into v until stop says so after an
 // event, or the stream ends.
 func (v *viewer) watch(body io.Reader, stop func(*viewer) bool) error {
-	for ev, err := range transport.ParseSSE(body, nil) {
+	for ev, err := range transport.ParseSSE(body, &transport.Options{MaxEventBytes: 64 << 20}) { // snapshots of large states
 		if err != nil {
 			return err
 		}
