@@ -129,7 +129,7 @@ type Server struct {
 
 	ctx    context.Context // cancelled by Close: ends every run
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // one per run in progress
+	wg     sync.WaitGroup // one per run in progress, and per thread being dropped
 
 	viewers viewerLimits
 	j       journal.Journal
@@ -451,7 +451,11 @@ func (s *Server) attach(id string) (*thread, error) {
 			return nil, ErrTooManyThreads
 		}
 		s.log.Info("stopped following the oldest thread", "thread", dropped.id)
-		go dropped.close() // its follower may be folding: do not wait under s.mu
+		s.wg.Add(1) // Close waits for it
+		go func() {
+			defer s.wg.Done()
+			dropped.close() // its follower may be folding: do not wait under s.mu
+		}()
 	}
 	t := newThread(id, s.agent, s.j, &s.opts)
 	s.threads[id] = t
