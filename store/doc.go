@@ -4,8 +4,9 @@
 // them.
 //
 // A Store starts from an empty view (or Options.Initial). Feed it with
-// Dispatch for every decoded event, Refuse for every wire event that did not
-// decode, and End when the stream is over:
+// Input for the input of each run a client sends (its history, PROTOCOL.md
+// G15: package client does this), Dispatch for every decoded event, Refuse
+// for every wire event that did not decode, and End when the stream is over:
 //
 //	s := store.New(nil)
 //	defer s.Close()
@@ -60,8 +61,8 @@
 //
 // # Concurrency
 //
-// Every method of Store is safe to call from any goroutine. Dispatch, Refuse,
-// End and Close are serialised by one mutex, under which only the reducer
+// Every method of Store is safe to call from any goroutine. Input, Dispatch,
+// Refuse, End and Close are serialised by one mutex, under which only the reducer
 // runs: no user code is ever called while it is held. View never locks: it
 // loads the latest view from an atomic pointer, and a view, once published,
 // is never written again, so it may be read by any number of goroutines.

@@ -167,12 +167,29 @@ func (s *Store) Refuse(cause error) error {
 	return err
 }
 
+// Input folds the input of a run about to start (reducer.Input): its
+// messages become the history the run's events fold onto, its state (when
+// present) the run state, and a new stream begins. A client calls it before
+// it sends the input. It returns the *reducer.InputError that refused the
+// input (the view is then unchanged), ErrClosed after Close, a *PanicError if
+// the reducer panicked (the view is then unchanged), else nil.
+func (s *Store) Input(in *event.RunAgentInput) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.Input(cur, in) })
+}
+
 // End records the end of the stream (reducer.End): cause nil means the stream
 // ended; a context error means it was cancelled; any other error means the
 // transport broke, which fails the open run and abandons its open
 // invocations. It returns ErrClosed after Close, a *PanicError if the reducer
 // panicked (the view is then unchanged), else nil.
 func (s *Store) End(cause error) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.End(cur, cause), nil })
+}
+
+// apply publishes fold(latest view), unless the store is closed (ErrClosed),
+// fold fails (its error; the view stays as it was) or the reducer panics
+// (a *PanicError; the view stays as it was).
+func (s *Store) apply(fold func(cur *view.View) (*view.View, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -180,9 +197,12 @@ func (s *Store) End(cause error) error {
 	}
 	cur := s.cur.Load()
 	var next *view.View
-	if perr := protect(cur, "", func() { next = reducer.End(cur, cause) }); perr != nil {
-		// The reducer panicked ending the stream; the view stays as it was.
+	var err error
+	if perr := protect(cur, "", func() { next, err = fold(cur) }); perr != nil {
 		return perr
+	}
+	if err != nil {
+		return err
 	}
 	s.publish(next)
 	return nil

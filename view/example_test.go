@@ -122,3 +122,24 @@ func ExampleView_Messages() {
 	// Output:
 	// [{"id":"m1","role":"assistant","content":"Let me check.","toolCalls":[{"id":"tc1","type":"function","function":{"name":"search","arguments":"{\"q\":\"tides\"}"}}]},{"id":"t1","role":"tool","content":"3 hits","toolCallId":"tc1","subagentRunId":"sa1"}]
 }
+
+// A run's token usage: as the producer reported it, one entry per model,
+// and summed.
+func ExampleRun_Tokens() {
+	v := fold(
+		`{"type":"RUN_STARTED","threadId":"th1","runId":"r1"}`,
+		`{"type":"RUN_FINISHED","threadId":"th1","runId":"r1","usage":[`+
+			`{"model":"large","inputTokens":1200,"outputTokens":300,"totalTokens":1500},`+
+			`{"model":"small","inputTokens":80,"outputTokens":20}]}`,
+	)
+	run, _ := v.LastRun()
+	for _, u := range run.Usage {
+		fmt.Println(*u.Model, *u.InputTokens, *u.OutputTokens)
+	}
+	t := run.Tokens()
+	fmt.Printf("tokens: %d in, %d out, %d total\n", t.Input, t.Output, t.Total)
+	// Output:
+	// large 1200 300
+	// small 80 20
+	// tokens: 1280 in, 320 out, 1600 total
+}

@@ -26,6 +26,9 @@ type jsonRun struct {
 	Outcome  *event.RunFinishedOutcome `json:"outcome"`
 	Result   json.RawMessage           `json:"result"`
 	Error    *jsonError                `json:"error"`
+	// Usage is written only when the run reported usage (see the package
+	// documentation).
+	Usage []event.TokenUsage `json:"usage,omitzero"`
 }
 
 type jsonError struct {
@@ -88,7 +91,7 @@ func (v *View) MarshalJSON() ([]byte, error) {
 	for r := range st.C.Runs.Values() {
 		out.Runs = append(out.Runs, jsonRun{
 			ThreadID: r.ThreadID, RunID: r.RunID, Status: RunStatus(r.Status),
-			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err),
+			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err), Usage: r.Usage,
 		})
 	}
 	for n := range st.EachInv {

@@ -58,6 +58,21 @@ func (v *View) LastRun() (Run, bool) {
 	return runOf(&r), true
 }
 
+// Thread returns the conversation's thread id: the threadId of the last run
+// input folded into the view (reducer.Input, as a client does before each
+// run), else the threadId of the last run's RUN_STARTED, else "". A
+// client's next run goes to this thread (client.NextInput).
+func (v *View) Thread() string {
+	st := v.st()
+	if st.C.Thread != "" {
+		return st.C.Thread
+	}
+	if r, ok := st.C.Runs.Last(); ok {
+		return r.ThreadID
+	}
+	return ""
+}
+
 // Root returns the parent agent: the invocation events without a
 // subagentRunId belong to. Its ID is "" and it has no parent.
 func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
@@ -298,6 +313,10 @@ type Run struct {
 	// Interrupts are the interrupt outcome's interrupts, each carrying the
 	// subagent that raised it (Subagent nil: the parent agent).
 	Interrupts []event.Interrupt
+	// Usage is the token usage the run reported, as sent: RUN_FINISHED's
+	// usage, or RUN_ERROR's for an errored run (one entry per provider or
+	// model); nil when the run reported none. Tokens sums it.
+	Usage []event.TokenUsage
 	// StartIndex is the index of the event that opened the run; EndIndex of
 	// the event that ended it, -1 while it has not ended.
 	StartIndex int
@@ -312,6 +331,7 @@ func runOf(r *model.Run) Run {
 		Status:      RunStatus(r.Status),
 		Result:      bytes.Clone(r.Result),
 		Error:       errorOf(r.Err),
+		Usage:       model.CloneUsage(r.Usage),
 		StartIndex:  r.Start,
 		EndIndex:    r.End,
 	}
@@ -325,6 +345,45 @@ func runOf(r *model.Run) Run {
 		out.Outcome = &o
 	}
 	return out
+}
+
+// Tokens sums a run's token usage over its entries (Run.Usage); Reported
+// is false when the run reported no usage at all.
+type Tokens struct {
+	// Reported: the run reported usage (RUN_FINISHED or RUN_ERROR carried a
+	// usage list, even an empty one).
+	Reported bool
+	// Input, Output and Total are the tokens read, written and in all. An
+	// entry without totalTokens counts its input plus output in Total.
+	Input, Output, Total int64
+	// Reasoning, CachedInput and CacheWriteInput sum the entries' optional
+	// counts of the same names.
+	Reasoning, CachedInput, CacheWriteInput int64
+}
+
+// Tokens returns the run's token usage summed over its entries: what a
+// front end shows as a run's tokens in, out and total.
+func (r *Run) Tokens() Tokens {
+	t := Tokens{Reported: r.Usage != nil}
+	n := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	for _, u := range r.Usage {
+		t.Input += n(u.InputTokens)
+		t.Output += n(u.OutputTokens)
+		if u.TotalTokens != nil {
+			t.Total += *u.TotalTokens
+		} else {
+			t.Total += n(u.InputTokens) + n(u.OutputTokens)
+		}
+		t.Reasoning += n(u.ReasoningTokens)
+		t.CachedInput += n(u.CachedInputTokens)
+		t.CacheWriteInput += n(u.CacheWriteInputTokens)
+	}
+	return t
 }
 
 // Error is an error report: RUN_ERROR's or SUBAGENT_ERROR's message and

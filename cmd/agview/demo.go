@@ -43,5 +43,5 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	defer srv.Close()
 	c := client.New(srv.URL())
 	defer c.Close()
-	return e.watch(ctx, c, &event.RunAgentInput{ThreadID: "demo-thread", RunID: "demo-run"}, *asJSON, "demo")
+	return e.watch(ctx, c, &event.RunAgentInput{ThreadID: "demo-thread", RunID: "demo-run"}, &watchConfig{asJSON: *asJSON, title: "demo"})
 }

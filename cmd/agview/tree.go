@@ -32,6 +32,9 @@ func writeTree(w io.Writer, v *view.View) error {
 				fmt.Fprintf(&b, " (%s)", *r.Error.Code)
 			}
 		}
+		if t := r.Tokens(); t.Reported {
+			fmt.Fprintf(&b, "  tokens %d in, %d out, %d total", t.Input, t.Output, t.Total)
+		}
 		b.WriteByte('\n')
 		for _, in := range r.Interrupts {
 			fmt.Fprintf(&b, "  interrupt %s (%s) raised by %s\n", in.ID, in.Reason, ownerName(v, in.Subagent))
