@@ -294,6 +294,15 @@ type HeaderRun struct {
 	Status   view.RunStatus            `json:"status"`   // running, finished, errored, interrupted, incomplete, cancelled or failed
 	Outcome  *event.RunFinishedOutcome `json:"outcome"`  // RUN_FINISHED's outcome; null when absent or not finished
 	Error    *ErrorReport              `json:"error"`    // RUN_ERROR's or the transport's error; null when none
+	Usage    *RunUsage                 `json:"usage,omitempty"` // the tokens the run reported; absent when it reported none
+}
+
+// RunUsage is a run's token usage, summed over what it reported
+// (view.Run.Tokens).
+type RunUsage struct {
+	Input  int64 `json:"input"`  // tokens read
+	Output int64 `json:"output"` // tokens written
+	Total  int64 `json:"total"`  // tokens in all
 }
 
 // HeaderDiagnostic is one diagnostic of a Header.
@@ -324,7 +333,11 @@ func HeaderOf(id, agent string, v *view.View, active bool, runErr string) Header
 		h.PendingInterrupts = []event.Interrupt{}
 	}
 	for _, r := range v.Runs() {
-		h.Runs = append(h.Runs, HeaderRun{ThreadID: r.ThreadID, RunID: r.RunID, Status: r.Status, Outcome: r.Outcome, Error: errorReport(r.Error)})
+		hr := HeaderRun{ThreadID: r.ThreadID, RunID: r.RunID, Status: r.Status, Outcome: r.Outcome, Error: errorReport(r.Error)}
+		if tk := r.Tokens(); tk.Reported {
+			hr.Usage = &RunUsage{Input: tk.Input, Output: tk.Output, Total: tk.Total}
+		}
+		h.Runs = append(h.Runs, hr)
 	}
 	ds := v.Diagnostics()
 	for _, d := range ds[max(0, len(ds)-MaxHeaderDiagnostics):] {

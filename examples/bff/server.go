@@ -510,7 +510,13 @@ func (s *Server) begin(ctx context.Context, t *thread, opts client.InputOptions)
 		return err
 	}
 	opts.ThreadID, opts.RunID = t.id, runID
-	in := client.NextInput(t.st.View(), &opts)
+	v := t.st.View()
+	in := client.NextInput(v, &opts)
+	// Refuse what the client would: an interrupt left unanswered, an
+	// expired one resolved (nothing journalled, nothing sent).
+	if err := client.CheckResume(v, in, time.Now()); err != nil {
+		return &RequestError{Status: http.StatusConflict, Where: "answer", Reason: err.Error(), Err: err}
+	}
 	data, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("bff: cannot encode the run's input: %w", err)

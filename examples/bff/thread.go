@@ -126,7 +126,7 @@ func (t *thread) apply(rec journal.Record) {
 		if err != nil {
 			t.log.Error("a run's input in the journal does not decode; its run is shown without it", "thread", t.id, "seq", rec.Seq, "err", err)
 			in = &event.RunAgentInput{}
-		} else if err := foldInput(t.st, in); err != nil {
+		} else if err := t.st.Input(in); err != nil {
 			t.log.Warn("a run's input does not fold", "thread", t.id, "seq", rec.Seq, "err", err)
 		}
 		t.mu.Lock()
