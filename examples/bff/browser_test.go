@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/view"
 )
 
@@ -339,4 +341,34 @@ func checkScreenshot(t *testing.T, shot []byte) {
 	require.NoError(t, err, "the README's screenshot exists (go test -run TestBrowser -update writes it)")
 	_, err = png.Decode(bytes.NewReader(saved))
 	assert.NoError(t, err, "the README's screenshot is a PNG")
+}
+
+// TestBrowserTokens: the page shows a run's tokens in, out and total under
+// Runs, when the run reported usage.
+func TestBrowserTokens(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	script := agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		return agenttest.Events(
+			&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
+			&event.TextMessageStart{MessageID: "m-" + in.RunID, Role: event.Ptr(event.RoleAssistant)},
+			&event.TextMessageContent{MessageID: "m-" + in.RunID, Delta: "Hello."},
+			&event.TextMessageEnd{MessageID: "m-" + in.RunID},
+			&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Usage: []event.TokenUsage{
+				{InputTokens: event.Ptr(int64(100)), OutputTokens: event.Ptr(int64(20))},
+				{InputTokens: event.Ptr(int64(5)), OutputTokens: event.Ptr(int64(1)), TotalTokens: event.Ptr(int64(7))},
+			}},
+		).Frames(in)
+	})
+	e := newEnv(t, script, nil, nil)
+	info := e.start(t, `{"message":"Hi"}`)
+	_, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+info.Page),
+		chromedp.WaitVisible(`body[data-status="finished"] #runs li .tokens`),
+	))
+	text, err := chromedp.Run(tab, chromedp.Text(`#runs li .tokens`))
+	require.NoError(t, err)
+	assert.Equal(t, "tokens: 105 in, 21 out, 127 total", text)
 }
