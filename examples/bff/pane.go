@@ -289,11 +289,11 @@ const MaxHeaderDiagnostics = 50
 
 // HeaderRun is one run of a Header: one request to the agent.
 type HeaderRun struct {
-	ThreadID string                    `json:"threadId"` // RUN_STARTED's thread
-	RunID    string                    `json:"runId"`    // RUN_STARTED's run id
-	Status   view.RunStatus            `json:"status"`   // running, finished, errored, interrupted, incomplete, cancelled or failed
-	Outcome  *event.RunFinishedOutcome `json:"outcome"`  // RUN_FINISHED's outcome; null when absent or not finished
-	Error    *ErrorReport              `json:"error"`    // RUN_ERROR's or the transport's error; null when none
+	ThreadID string                    `json:"threadId"`        // RUN_STARTED's thread
+	RunID    string                    `json:"runId"`           // RUN_STARTED's run id
+	Status   view.RunStatus            `json:"status"`          // running, finished, errored, interrupted, incomplete, cancelled or failed
+	Outcome  *event.RunFinishedOutcome `json:"outcome"`         // RUN_FINISHED's outcome; null when absent or not finished
+	Error    *ErrorReport              `json:"error"`           // RUN_ERROR's or the transport's error; null when none
 	Usage    *RunUsage                 `json:"usage,omitempty"` // the tokens the run reported; absent when it reported none
 }
 
