@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -704,4 +705,42 @@ func TestViewerLimits(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.svc.Wait(ctx, info.ID)
 	require.NoError(t, err)
+}
+
+// TestExpiredInterrupt: resolving an interrupt whose expiresAt has passed is
+// refused as the client refuses it (409, naming the interrupt), with
+// nothing journalled and nothing sent; cancelling it continues the thread.
+func TestExpiredInterrupt(t *testing.T) {
+	script := agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		end := &event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}
+		if len(in.Resume) == 0 {
+			end.Outcome = &event.RunFinishedOutcome{Type: event.OutcomeInterrupt, Interrupts: []event.Interrupt{
+				{ID: "approve-1", Reason: "confirmation", ExpiresAt: event.Ptr("2001-01-01T00:00:00Z")},
+			}}
+		}
+		return agenttest.Events(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, end).Frames(in)
+	})
+	e := newEnv(t, script, nil, nil)
+	ctx := testCtx(t)
+	info := e.start(t, `{"message":"Buy it?"}`)
+	_, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	before, err := e.svc.View(ctx, info.ID)
+	require.NoError(t, err)
+
+	res, body := do(t, "POST", e.ts.URL+info.Runs, `{"answer":"resolved","payload":{"approved":true}}`, nil)
+	assert.Equal(t, http.StatusConflict, res.StatusCode, "body: %s", body)
+	assert.Contains(t, string(body), "approve-1")
+	assert.Len(t, e.agent.Inputs(), 1, "nothing sent")
+	after, err := e.svc.View(ctx, info.ID)
+	require.NoError(t, err)
+	assert.Equal(t, before.EventCount(), after.EventCount(), "nothing journalled")
+	assert.Len(t, after.Runs(), 1)
+
+	res, body = do(t, "POST", e.ts.URL+info.Runs, `{"answer":"cancelled"}`, nil)
+	require.Equal(t, http.StatusAccepted, res.StatusCode, "body: %s", body)
+	v, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	assert.Len(t, v.Runs(), 2)
+	assert.Empty(t, v.PendingInterrupts())
 }
