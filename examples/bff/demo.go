@@ -10,10 +10,12 @@ import (
 
 // demoAgent is the agent the service starts when it is given none:
 // agenttest's demo swarm, made to answer the question it is asked. The swarm
-// echoes a built-in question in RUN_STARTED.input and its state; demoAgent
-// echoes the input it was sent instead (as CopilotKit's runtime does), and
-// puts the last user message of that input in the state's "question", so
-// that the page shows what was typed.
+// echoes a built-in question in RUN_STARTED.input, which the thread's view
+// would add to its history as a second user message (PROTOCOL.md G15: an
+// echoed message the client does not hold is added), and puts it in its
+// state; demoAgent echoes the input it was sent instead (as CopilotKit's
+// runtime does), and puts the input's last user message in the state's
+// "question", so that the page shows only what was typed.
 func demoAgent(cfg *agenttest.SwarmConfig) agenttest.Script {
 	swarm := agenttest.Swarm(cfg)
 	return agenttest.ScriptFunc(func(input *event.RunAgentInput) iter.Seq[json.RawMessage] {

@@ -270,7 +270,7 @@ func (s *Server) Close() {
 func (s *Server) Start(ctx context.Context, message string) (ThreadInfo, error) {
 	var opts client.InputOptions
 	if message != "" {
-		opts.Messages = []event.Message{userMessage(message)}
+		opts.Messages = []event.Message{client.UserMessage(message)}
 	}
 	t, err := s.attach(client.NewID())
 	if err != nil {
@@ -309,7 +309,7 @@ func (s *Server) Next(ctx context.Context, id string, req NextRequest) (ThreadIn
 		return &event.ResumeEntry{InterruptID: it.ID, Status: req.Answer, Payload: req.Payload}
 	}}
 	if req.Message != "" {
-		opts.Messages = []event.Message{userMessage(req.Message)}
+		opts.Messages = []event.Message{client.UserMessage(req.Message)}
 	}
 	if err := s.begin(ctx, t, opts); err != nil {
 		return ThreadInfo{}, err
@@ -391,11 +391,6 @@ func (s *Server) Wait(ctx context.Context, id string) (*view.View, error) {
 			return t.st.View(), ctx.Err()
 		}
 	}
-}
-
-func userMessage(text string) event.Message {
-	content, _ := json.Marshal(text) // a string always encodes
-	return event.Message{ID: "user-" + client.NewID(), Role: event.RoleUser, Content: content}
 }
 
 // ThreadInfo describes a thread: the answer of POST /threads, POST
