@@ -3,11 +3,14 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"iter"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,19 +116,55 @@ func TestStalledViewersMemory(t *testing.T) {
 // a new frame finds it more than MaxQueuedBytes behind, instead of pinning
 // the old frame until the write timeout.
 func TestSlowViewerIsDropped(t *testing.T) {
-	e := newEnv(t, agenttest.Events(bigStateRun(2<<20, 40)...), &agenttest.Options{Delay: 5 * time.Millisecond},
+	// The run holds its state changes until the viewer is there, so that
+	// they come while it is stuck.
+	frames := agenttest.Events(bigStateRun(2<<20, 40)...)
+	gate := make(chan struct{})
+	script := agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		return func(yield func(json.RawMessage) bool) {
+			i := 0
+			for f := range frames.Frames(in) {
+				if i == 2 { // after RUN_STARTED and the large STATE_SNAPSHOT
+					<-gate
+				}
+				i++
+				if !yield(f) {
+					return
+				}
+			}
+		}
+	})
+	e := newEnv(t, script, &agenttest.Options{Delay: 5 * time.Millisecond},
 		&Options{MaxQueuedBytes: 64 << 10, KeepAlive: 50 * time.Millisecond})
 	ctx := testCtx(t)
 	info := e.start(t, "")
+	// A service whose connections have small send buffers, so that the
+	// kernel holds little for the viewer: it is stuck in its first write.
+	ts := httptest.NewUnstartedServer(e.svc)
+	ts.Listener = smallSendBuffers{ts.Listener}
+	ts.Start()
+	t.Cleanup(ts.Close)
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
 	}}
-	host := strings.TrimPrefix(e.ts.URL, "http://")
+	host := strings.TrimPrefix(ts.URL, "http://")
 	c, err := d.DialContext(ctx, "tcp", host)
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", info.Events, host)
 	require.NoError(t, err)
+	h := e.svc.hub(t, info.ID)
+	require.Eventually(t, func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for tb := range h.tabs {
+			if tb.writing.Load() != 0 && tb.pending.Load() > 64<<10 {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, time.Millisecond, "the viewer is stuck in a write")
+	close(gate)
 	_, err = e.svc.Wait(ctx, info.ID)
 	require.NoError(t, err)
 
@@ -133,6 +172,39 @@ func TestSlowViewerIsDropped(t *testing.T) {
 	// never left; kept, it would go on with keep-alives until the test's
 	// deadline.
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Second)))
-	_, err = io.Copy(io.Discard, c)
-	assert.NoError(t, err, "the server ended the stream of the viewer that fell behind")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	var dropped viewer
+	err = dropped.watch(res.Body, func(*viewer) bool { return false })
+	var ne net.Error
+	require.False(t, errors.As(err, &ne) && ne.Timeout(), "the server ended the stream of the viewer that fell behind: %v", err)
+
+	// It reconnects as EventSource does, with the last id it got, and
+	// catches up with the final view.
+	var header http.Header
+	if dropped.lastID != "" {
+		header = http.Header{"Last-Event-Id": {dropped.lastID}}
+	}
+	again := e.getEvents(t, ctx, info.ID, "", header)
+	require.Equal(t, http.StatusOK, again.StatusCode)
+	caught := dropped
+	require.NoError(t, caught.watch(again.Body, idle))
+	final, err := e.svc.View(ctx, info.ID)
+	require.NoError(t, err)
+	want, err := marshal(StateOf(final))
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(caught.state), "the reconnected viewer has the final state")
+	t.Logf("dropped after %d events (last id %q); caught up with %d more", dropped.events, dropped.lastID, caught.events-dropped.events)
+}
+
+// smallSendBuffers is a listener whose connections have a 4 KB send buffer.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
 }
