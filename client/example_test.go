@@ -56,29 +56,44 @@ func ExampleNextInput() {
 	// resume entries: true
 }
 
-// The README's embedding example: run an agent, then walk the invocation
-// tree, one pane per subagent.
+// The README's embedding example, whole: a local agent (agenttest's demo
+// swarm on loopback; point client.New at your agent's URL instead), a
+// subscriber watching the run live, then the invocation tree of the final
+// view, one pane per subagent.
 func Example_embedding() {
 	srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1, Researchers: 3}), nil)
 	defer srv.Close()
-	agentURL := srv.URL()
+	ctx := context.Background()
 
-	c := client.New(agentURL)
+	c := client.New(srv.URL()) // SSE; client.WithWebSocket() for WebSocket
 	defer c.Close()
-	v, err := c.Run(context.Background(), &event.RunAgentInput{ThreadID: "thread-1"})
+	var seen *view.View
+	unsubscribe := c.Store().Subscribe(func(v *view.View) {
+		// Live: the latest view, never blocking the stream (a slow
+		// subscriber skips views). v.ChangedSince(seen) says what to redraw.
+		seen = v
+	})
+	defer unsubscribe()
+
+	v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "thread-1"})
 	if err != nil {
 		log.Fatal(err)
 	}
+	if err := c.Store().Settle(ctx); err != nil { // the subscriber has seen the last view
+		log.Fatal(err)
+	}
+	fmt.Println("the subscriber saw the final view:", seen == v)
+	fmt.Println("parent agent:", v.Root().Status()) // Invocations leaves the parent out: Root is it
 	for inv := range v.Invocations() {
 		fmt.Printf("%s %s: %s\n", inv.Name(), inv.ID(), inv.Status()) // one pane per subagent
 	}
-	fmt.Println("state:", string(v.State()) != "{}", "messages:", v.MessageCount() > 0)
 	// Output:
+	// the subscriber saw the final view: true
+	// parent agent: suspended
 	// researcher sa-51a7afbd: finished
 	// researcher sa-0dd15648: errored
 	// researcher sa-d323eef0: suspended
 	// summarizer sa-b4908297: finished
-	// state: true messages: true
 }
 
 // The README's conversation example: ask, read the answer, answer the

@@ -168,7 +168,9 @@ func flatten(root *node, open map[string]bool) []treeLine {
 				what = plural(len(n.kids), "item")
 			}
 			runs := append([]styled{plain(indent + "▸ ")}, label...)
-			runs = append(runs, plain(string(n.kind)+"…"+closeCh+comma+" "), with(stFaint, what))
+			// No separator after a folded container: {…} 5 keys reads
+			// better than {…}, 5 keys.
+			runs = append(runs, plain(string(n.kind)+"…"+closeCh+" "), with(stFaint, what))
 			out = append(out, treeLine{runs: runs, pointer: n.pointer, node: true})
 			return
 		}

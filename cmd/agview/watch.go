@@ -26,9 +26,12 @@ import (
 const watchHelp = `Runs the agent at URL (an HTTP POST of a RunAgentInput answered with
 text/event-stream, or with --ws a WebSocket) and shows the live view: one pane
 per subagent invocation on a terminal (arrows/tab move, enter expands, s shows
-the state, q quits), plain progress lines otherwise. With --json there is no UI:
-the final view's JSON (as "agview replay --json" prints it) is written when the
-run ends.
+the state, ? lists the keys, q quits), plain progress lines otherwise. On a
+terminal the thread goes on when a run ends: i writes the next message, and an
+interrupt the run left pending is approved (y), rejected (n), answered with a
+JSON payload (p) or cancelled (c); each is a new run on the same thread. With
+--json there is no UI: the final view's JSON (as "agview replay --json" prints
+it) is written when the run ends.
 
 A conversation: --input sends a RunAgentInput file; its messages are the
 history, first in the view. --next FILE writes, when the run ends, the
@@ -39,11 +42,11 @@ the run ends on interrupts awaiting an answer, --answer JSON resolves every one
 with that payload in the next input, --cancel cancels them; the next run is
 refused before anything is sent if it leaves one unanswered.
 
-Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
-1 the run errored, failed, was cut or was cancelled, or an event was rejected,
-2 bad arguments (a URL that is not http(s):// or, with --ws, ws(s)://), an
---input file that is not a usable RunAgentInput, or a --next file that exists
-and is not a RunAgentInput (it is never overwritten); with --json,
+Exit status: 0 the (last) run finished (or ended on an interrupt awaiting an
+answer), 1 it errored, failed, was cut or was cancelled, or an event was
+rejected, 2 bad arguments (a URL that is not http(s):// or, with --ws,
+ws(s)://), an --input file that is not a usable RunAgentInput, or a --next file
+that exists and is not a RunAgentInput (it is never overwritten); with --json,
 {"verdict":"error","error":"..."}.
 
 Examples:
@@ -355,25 +358,23 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 		return v, err
 	}
 	// On a terminal the TUI owns the screen; the run goes on behind it, and
-	// the final view stays on screen until the user quits.
+	// the TUI stays open when it ends: the user continues the thread (the
+	// next message, the answers to its interrupts) until they quit.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		v   *view.View
-		err error
-	}
-	res := make(chan result, 1)
+	conv := &conversation{c: c}
+	done := make(chan struct{})
 	go func() {
-		v, err := c.Run(runCtx, input)
-		res <- result{v, err}
+		defer close(done)
+		_ = conv.run(runCtx, input)
 	}()
-	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title})
+	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv})
 	cancel() // the user quit: stop a run still going
-	r := <-res
+	<-done
 	if uiErr != nil && !errors.Is(uiErr, context.Canceled) {
 		fmt.Fprintf(e.stderr, "agview: terminal UI: %v\n", uiErr)
 	}
-	return r.v, r.err
+	return c.Store().View(), conv.lastErr()
 }
 
 // runExit reports how a run ended on stderr and returns the exit code: 0 when
