@@ -28,7 +28,8 @@
 //   - The context is cancelled: the request is closed, the run is marked
 //     cancelled (never finished) and Run returns the context's error.
 //   - The transport breaks or is cut (including a stream that ends before its
-//     run finished): the run is marked failed, every open invocation
+//     run finished, and, with WithIdleTimeout, an agent that went quiet): the
+//     run is marked failed, every open invocation
 //     abandoned (PROTOCOL.md G11), everything folded so far kept, and Run
 //     returns the *transport.Error.
 //   - With WithStopOnViolation, the first rejected event ends the run as
@@ -90,7 +91,9 @@ func WithWebSocket() Option { return func(c *config) { c.websocket = true } }
 func WithHTTPClient(h *http.Client) Option { return func(c *config) { c.topts.HTTPClient = h } }
 
 // WithHeader adds a request header (sent with the SSE POST and the WebSocket
-// handshake), e.g. WithHeader("Authorization", "Bearer …").
+// handshake), e.g. WithHeader("Authorization", "Bearer …"). It is sent to
+// the agent's origin only: a redirect to another origin goes without it, and
+// a redirect from https to http is refused (see transport.Options.Header).
 func WithHeader(key, value string) Option {
 	return func(c *config) {
 		if c.topts.Header == nil {
@@ -100,21 +103,31 @@ func WithHeader(key, value string) Option {
 	}
 }
 
+// WithIdleTimeout ends a run whose server shows no activity for d (no
+// event, no SSE comment, no WebSocket message or ping): the run is marked
+// failed and Run returns a *transport.Error of kind transport.KindIdle.
+// transport.Options.IdleTimeout says what counts as activity. 0, the
+// default, means no idle timeout.
+func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.topts.IdleTimeout = d } }
+
 // WithTransportOptions sets the transport's options (limits, keepalive, …).
-// Header and HTTPClient set by other options are kept when opts leaves them
-// empty. opts is copied.
+// Header, HTTPClient and IdleTimeout set by other options are kept when opts
+// leaves them empty. opts is copied.
 func WithTransportOptions(opts *transport.Options) Option {
 	return func(c *config) {
 		if opts == nil {
 			return
 		}
-		h, hc := c.topts.Header, c.topts.HTTPClient
+		h, hc, idle := c.topts.Header, c.topts.HTTPClient, c.topts.IdleTimeout
 		c.topts = *opts
 		if c.topts.Header == nil {
 			c.topts.Header = h
 		}
 		if c.topts.HTTPClient == nil {
 			c.topts.HTTPClient = hc
+		}
+		if c.topts.IdleTimeout == 0 {
+			c.topts.IdleTimeout = idle
 		}
 	}
 }

@@ -35,9 +35,14 @@
 // parent agent's, for what the user said), in order, as "user › …". A
 // suspended invocation whose interrupt awaits an answer says what it asks.
 //
+// The pane tree is bounded so that a hostile stream cannot make the screen
+// grow without end: panes nest at most 16 levels deep and an invocation shows
+// at most 200 child panes; the invocations cut (with everything below them)
+// are counted on a line under the last pane shown.
+//
 // The s key shows the run-scoped state as a JSON tree whose objects and
-// arrays fold and unfold; the d key lists the diagnostics; ? lists every
-// key. The footer names the keys that matter where the user is, dropping
+// arrays fold and unfold (an unfolded one shows 200 members, then counts the
+// rest); the d key lists the diagnostics; ? lists every key. The footer names the keys that matter where the user is, dropping
 // the least useful ones first on a narrow terminal: ?, q and the
 // conversation's keys always stay, s and d from 80 columns up.
 //

@@ -539,6 +539,11 @@ func (m *Model) panesBody(w, bodyH int) []string {
 		for _, l := range c.lines {
 			all = append(all, pre+l)
 		}
+		if p.hidden > 0 {
+			in := min(2*(p.depth+1), maxIndent(w))
+			all = append(all, spaces(in)+line(w-in, with(stFaint,
+				"⋯ "+plural(p.hidden, "more nested subagent")+" without a pane (agview replay --json has them)")))
+		}
 	}
 	m.cache = cache
 

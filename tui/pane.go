@@ -22,13 +22,26 @@ type pane struct {
 	parent int // the parent pane's key; rootKey's parent is rootKey
 	depth  int
 	inv    *view.Invocation
+	// hidden counts the invocations below this one that have no pane of
+	// their own: deeper than maxPaneDepth, or past maxPaneChildren children
+	// (with everything they spawned).
+	hidden int
 }
+
+// Bounds of the pane tree: a hostile stream (a chain of subagents 100,000
+// deep, or one invocation spawning 100,000) must not make a pane per
+// invocation; what is cut is counted under the last pane shown.
+const (
+	maxPaneDepth    = 16
+	maxPaneChildren = 200
+)
 
 // panes lists the invocations of v depth first, as the tree nests: the
 // parent agent, then each invocation followed by the ones it spawned, in
-// start order. Invocations the tree does not reach (an id reused in a later
-// run leaves the earlier invocation without a parent pointing at it) follow
-// at the first level, in first-seen order.
+// start order, at most maxPaneDepth levels deep and maxPaneChildren
+// children wide. Invocations the tree does not reach (an id reused in a
+// later run leaves the earlier invocation without a parent pointing at it)
+// follow at the first level, in first-seen order.
 func panes(v *view.View) []pane {
 	keys := make(map[*view.Invocation]int, v.InvocationCount())
 	i := 0
@@ -38,18 +51,46 @@ func panes(v *view.View) []pane {
 	}
 	out := make([]pane, 0, len(keys)+1)
 	seen := make([]bool, len(keys))
+	// hide marks inv and everything below it seen, without recursion, and
+	// returns how many invocations that is.
+	hide := func(inv *view.Invocation) int {
+		n := 0
+		stack := []*view.Invocation{inv}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if k, ok := keys[x]; ok {
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				n++
+			}
+			for _, id := range x.Children() {
+				stack = append(stack, v.Invocation(id))
+			}
+		}
+		return n
+	}
 	var walk func(inv *view.Invocation, key, parent, depth int)
 	walk = func(inv *view.Invocation, key, parent, depth int) {
+		at := len(out)
 		out = append(out, pane{key: key, parent: parent, depth: depth, inv: inv})
 		if key >= 0 {
 			seen[key] = true
 		}
+		shown := 0
 		for _, id := range inv.Children() {
 			c := v.Invocation(id)
 			k, ok := keys[c]
 			if !ok || seen[k] {
 				continue
 			}
+			if depth+1 > maxPaneDepth || shown == maxPaneChildren {
+				out[at].hidden += hide(c)
+				continue
+			}
+			shown++
 			walk(c, k, key, depth+1)
 		}
 	}

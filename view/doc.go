@@ -35,8 +35,9 @@
 // # JSON form
 //
 // [View.MarshalJSON] writes one JSON object with these keys, always present
-// and always in this order; agview replay --json prints it and golden tests
-// compare it, so it is stable:
+// and always in this order ([View.WriteJSON] writes the same bytes to an
+// io.Writer as it goes, for a view too large to hold twice); agview replay
+// --json prints it and golden tests compare it, so it is stable:
 //
 //	{
 //	  "events": 12,                    // wire events seen (folded, refused or skipped)

@@ -4,7 +4,7 @@
 //
 //	agview verify  [--json] [--format F] [--max-event-bytes N] FILE|-
 //	agview replay  [--json] [--format F] [--max-event-bytes N] FILE|-
-//	agview watch   [--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--json] [--max-event-bytes N] URL
+//	agview watch   [--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL
 //	agview demo    [--json] [--seed N]
 //	agview explain [RULE]
 //

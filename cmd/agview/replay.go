@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 
+	"github.com/agview/agview/internal/jsonindent"
 	"github.com/agview/agview/view"
 )
 
@@ -64,14 +65,19 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// printView writes v as indented JSON or as the readable tree.
+// printView writes v as indented JSON or as the readable tree, as it goes:
+// neither is built whole in memory. The JSON is what json.MarshalIndent(v,
+// "", "  ") returns, and a newline.
 func printView(e *env, v *view.View, asJSON bool) error {
 	if asJSON {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
+		w := jsonindent.NewWriter(e.stdout, jsonindent.Options{Indent: "  ", EscapeHTML: true})
+		if err := v.WriteJSON(w); err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+		if err := w.Close(); err != nil {
+			return err
+		}
+		_, err := io.WriteString(e.stdout, "\n")
 		return err
 	}
 	return writeTree(e.stdout, v)

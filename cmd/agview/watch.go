@@ -31,7 +31,10 @@ terminal the thread goes on when a run ends: i writes the next message, and an
 interrupt the run left pending is approved (y), rejected (n), answered with a
 JSON payload (p) or cancelled (c); each is a new run on the same thread. With
 --json there is no UI: the final view's JSON (as "agview replay --json" prints
-it) is written when the run ends.
+it) is written when the run ends. Headers given with --header go to the agent's
+origin only: a redirect elsewhere is followed without them, and one from https
+to http is refused. --idle-timeout ends a run whose agent has gone quiet (SSE
+comments and WebSocket pings count as signs of life).
 
 A conversation: --input sends a RunAgentInput file; its messages are the
 history, first in the view. --next FILE writes, when the run ends, the
@@ -54,6 +57,7 @@ Examples:
   agview watch --input input.json --header "Authorization: Bearer $TOKEN" https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
   agview watch --json --input turn1.json --next turn2.json --answer '{"approved":true}' http://localhost:8000/agent
+  agview watch --idle-timeout 2m http://localhost:8000/agent
 `
 
 // headerFlag collects repeated --header K:V flags.
@@ -70,7 +74,7 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--json] [--max-event-bytes N] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send; its messages are the history (default: a new thread, no messages)")
 	nextPath := fs.String("next", "", "when the run ends, write the RunAgentInput of the next run on the thread to this file")
@@ -78,7 +82,8 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	cancel := fs.Bool("cancel", false, "with --next: cancel every pending interrupt")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
-	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
+	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
+	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
 	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
@@ -89,6 +94,9 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	}
 	if err := checkURL(pos[0], *ws); err != nil {
 		return e.fail("watch", *asJSON, err)
+	}
+	if *idle < 0 {
+		return e.fail("watch", *asJSON, fmt.Errorf("--idle-timeout must not be negative, got %v", *idle))
 	}
 	cfg := watchConfig{asJSON: *asJSON, title: pos[0], next: *nextPath}
 	if err := cfg.setAnswer(*answer, *cancel); err != nil {
@@ -116,6 +124,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	for _, h := range headers {
 		opts = append(opts, client.WithHeader(h[0], h[1]))
 	}
+	opts = append(opts, client.WithIdleTimeout(*idle))
 	c := client.New(pos[0], opts...)
 	defer c.Close()
 	return e.watch(ctx, c, input, &cfg)
