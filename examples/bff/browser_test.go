@@ -372,3 +372,24 @@ func TestBrowserTokens(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "tokens: 105 in, 21 out, 127 total", text)
 }
+
+// TestBrowserStop: the page's "Stop the run" cancels the run in progress;
+// the page shows it cancelled and the button goes away.
+func TestBrowserStop(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	e := newEnv(t, nil, &agenttest.Options{Delay: 20 * time.Millisecond}, &Options{FlushInterval: 25 * time.Millisecond})
+	info := e.start(t, `{"message":"Take your time."}`)
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+info.Page),
+		chromedp.WaitVisible(`body[data-active="true"] #stop`),
+		chromedp.Click(`#stop`),
+		chromedp.WaitVisible(`body[data-active="false"][data-status="cancelled"]`),
+		chromedp.WaitNotVisible(`#stop`),
+	), "Stop the run cancels it")
+	v, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	run, ok := v.LastRun()
+	require.True(t, ok)
+	assert.Equal(t, view.RunCancelled, run.Status)
+}
