@@ -249,7 +249,9 @@ func TestReplicasOnNATS(t *testing.T) {
 	final := b.waitIdle(t, ctx, info.ID)
 	within := time.Since(killed)
 	t.Logf("the killed replica's run read as cut on the other after %v (lease TTL %v)", within.Round(time.Millisecond), ttl)
-	assert.Less(t, within, ttl+2*time.Second, "cut within the lease TTL (and the watcher's poll)")
+	// The lease lapses at most ttl after its last refresh; the watcher asks
+	// every DefaultCutPoll; the rest is slack for a loaded machine.
+	assert.Less(t, within, ttl+DefaultCutPoll+3*time.Second, "cut within the lease TTL (and the watcher's poll)")
 	assert.Equal(t, view.RunFailed, final.Status, "the run is cut: failed, neither running nor finished")
 
 	// B's view holds every event the journal has, which is everything A
