@@ -108,7 +108,8 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 				return
 			}
 			data, _, err := src.next()
-			if err == io.EOF {
+			unterminated := errors.Is(err, KindUnterminated)
+			if err == io.EOF || unterminated {
 				if ctx.Err() != nil {
 					// The peer ended the stream because we cancelled: a
 					// cancellation, not an incomplete run.
@@ -116,7 +117,13 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 					return
 				}
 				if cause := runs.incomplete(i); cause != nil {
+					if unterminated {
+						cause = fmt.Errorf("%w (%v)", cause, errors.Unwrap(err))
+					}
 					yield(nil, s.fail(ctx, &Error{Kind: KindIncomplete, Offset: src.offset(), Err: cause}, i))
+				} else if unterminated {
+					// A clean end all the same (G18): the consumer warns.
+					yield(nil, s.fail(ctx, err, i))
 				}
 				return
 			}
@@ -147,7 +154,7 @@ func (s *stream) fail(ctx context.Context, err error, index int) *Error {
 		e.Source = s.src
 	}
 	e.Index = index
-	if ctx.Err() != nil && e.Kind != KindIncomplete {
+	if ctx.Err() != nil && e.Kind != KindIncomplete && e.Kind != KindUnterminated {
 		e.Kind = KindCanceled
 		e.Err = contextError(ctx)
 	}

@@ -90,12 +90,19 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	// Nothing reads the view before the end: a Builder folds the frames
 	// without making a view per event.
 	b := reducer.NewBuilder(view.New())
-	var ferr error
+	var ferr, tolerated error
 	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
 				// The stream ended cleanly with a run still open: a warning,
 				// recorded by End below.
+				break
+			}
+			if errors.Is(err, io.EOF) {
+				// A clean end that G18 tolerates (a last event without its
+				// blank line, a last line holding no data): End records it
+				// as a warning, as watch does.
+				tolerated = err
 				break
 			}
 			ferr = err
@@ -125,7 +132,11 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	if res.format == transport.FormatAuto {
 		res.format = in.detected()
 	}
-	res.v = b.End(ferr)
+	if ferr != nil {
+		res.v = b.End(ferr)
+	} else {
+		res.v = b.End(tolerated)
+	}
 	if ferr != nil {
 		return res, &inputError{name: rec.name(), err: ferr}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/journal"
-	"github.com/agview/agview/store"
+	"github.com/agview/agview/transform"
 	"github.com/agview/agview/transport"
 )
 
@@ -75,9 +75,11 @@ func (t *thread) records(ctx context.Context) iter.Seq2[event.Event, error] {
 
 // serveLegacy is GET /threads/{id}/legacy: the thread's events as the agent
 // sent them, re-emitted as SSE for a consumer older than subagent support:
-// store.HideSubagents drops the SUBAGENT_* events and every subagentRunId
-// (PROTOCOL.md R28, the SubagentVisibility transformer). It replays what was
-// sent so far, then follows the thread live, and ends when its run ends.
+// transform.HideSubagents expands chunks, keeps each owner's steps apart,
+// drops every subagentRunId and the SUBAGENT_* events, leaving a CUSTOM
+// trace of a subagent's error or result (PROTOCOL.md R28, the
+// SubagentVisibility transformer). It replays what was sent so far, then
+// follows the thread live, and ends when its run ends.
 // A frame that did not decode, and a broken stream, become SSE comments,
 // which every reader ignores.
 func (s *Server) serveLegacy(w http.ResponseWriter, r *http.Request) {
@@ -95,7 +97,7 @@ func (s *Server) serveLegacy(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	startSSE(w, rc)
 	var buf []byte
-	for e, err := range store.HideSubagents(t.records(r.Context())) {
+	for e, err := range transform.HideSubagents(t.records(r.Context())) {
 		buf = buf[:0]
 		if err == nil {
 			data, encErr := event.Encode(e)
