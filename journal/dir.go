@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"iter"
@@ -46,12 +45,11 @@ type Dir struct {
 	path string
 	opts DirOptions
 
-	mu      sync.Mutex
-	closed  bool
-	done    chan struct{}
-	writers map[*dirWriter]struct{}
-	notify  map[string]chan struct{} // per thread, closed at the next local append
-	counts  map[string]lineCount     // per thread, the records up to a line boundary
+	life openSet[*dirWriter]
+
+	mu     sync.Mutex
+	notify map[string]chan struct{} // per thread, closed at the next local append
+	counts map[string]lineCount     // per thread, the records up to a line boundary
 }
 
 // lineCount says that a thread's file holds lines records in its first size
@@ -83,8 +81,8 @@ func OpenDir(path string, opts *DirOptions) (*Dir, error) {
 		return nil, fail(ErrUnavailable, "open", "", err)
 	}
 	return &Dir{
-		path: path, opts: o, done: make(chan struct{}),
-		writers: map[*dirWriter]struct{}{}, notify: map[string]chan struct{}{}, counts: map[string]lineCount{},
+		path: path, opts: o, life: newOpenSet[*dirWriter](),
+		notify: map[string]chan struct{}{}, counts: map[string]lineCount{},
 	}, nil
 }
 
@@ -99,6 +97,11 @@ func (d *Dir) File(thread string) string {
 
 func (d *Dir) lockFile(thread string) string {
 	return filepath.Join(d.path, fileName(thread)+".lock")
+}
+
+// stopFile is where Stop writes the id of the run to stop.
+func (d *Dir) stopFile(thread string) string {
+	return filepath.Join(d.path, fileName(thread)+".stop")
 }
 
 // fileName is the base name of a thread's files: the id itself when it is
@@ -125,11 +128,7 @@ func threadName(name string) (string, bool) {
 	return name, name != "" && fileName(name) == name
 }
 
-func (d *Dir) isClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.closed
-}
+func (d *Dir) isClosed() bool { return d.life.isClosed() }
 
 // changed returns the channel closed at the next append to thread through d.
 func (d *Dir) changed(thread string) <-chan struct{} {
@@ -228,13 +227,10 @@ func (d *Dir) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		lf.Close() // releases the lock
 		return nil, fail(ErrUnavailable, "begin", th, err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	if !d.life.add(w) {
 		w.close()
 		return nil, fail(ErrClosed, "begin", th, nil)
 	}
-	d.writers[w] = struct{}{}
 	return w, nil
 }
 
@@ -260,7 +256,41 @@ func (d *Dir) begin(lease Lease, lf *os.File) (*dirWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	return &dirWriter{d: d, lease: lease, lf: lf, f: f, size: c.size, seq: c.lines}, nil
+	w := &dirWriter{d: d, lease: lease, lf: lf, f: f, size: c.size, seq: c.lines,
+		stopped: make(chan struct{}), quit: make(chan struct{}), watching: make(chan struct{})}
+	go w.watchStop()
+	return w, nil
+}
+
+// Stop implements Journal: it writes the active run's id to THREAD.stop,
+// which the writing process, wherever it runs, reads within
+// DirOptions.Poll.
+func (d *Dir) Stop(ctx context.Context, thread string) (Lease, error) {
+	st, err := d.Stat(ctx, thread)
+	if err != nil {
+		err.(*Error).Op = "stop"
+		return Lease{}, err
+	}
+	if st.Active == nil {
+		return Lease{}, fail(ErrIdle, "stop", thread, nil)
+	}
+	tmp, err := os.CreateTemp(d.path, ".stop-*")
+	if err == nil {
+		_, err = tmp.WriteString(st.Active.RunID)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), d.stopFile(thread))
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}
+	if err != nil {
+		return Lease{}, fail(ErrUnavailable, "stop", thread, err)
+	}
+	return *st.Active, nil
 }
 
 // readLease reads the lease recorded in a lock file; what cannot be read
@@ -324,6 +354,15 @@ func (d *Dir) iterate(ctx context.Context, thread string, from uint64, follow bo
 					yield(Record{}, fail(ErrUnavailable, op, thread, err))
 					return
 				}
+				if f != nil && from > 1 {
+					// Start after the records counted last time when they
+					// all come before from (attaching reads, then follows).
+					d.mu.Lock()
+					if c := d.counts[thread]; c.lines < from {
+						off, seq = c.size, c.lines
+					}
+					d.mu.Unlock()
+				}
 			}
 			if f != nil {
 				st, err := f.Stat()
@@ -368,7 +407,7 @@ func (d *Dir) iterate(ctx context.Context, thread string, from uint64, follow bo
 			case <-tick.C:
 			case <-ctx.Done():
 				return
-			case <-d.done:
+			case <-d.life.done:
 			}
 		}
 	}
@@ -480,16 +519,7 @@ func (d *Dir) Stat(ctx context.Context, thread string) (Thread, error) {
 // Close implements Journal: writers still open are closed (their locks
 // released, as a dead process's would be), followers end.
 func (d *Dir) Close() error {
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
-	}
-	d.closed = true
-	close(d.done)
-	ws := d.writers
-	d.writers = nil
-	d.mu.Unlock()
+	ws, _ := d.life.close()
 	for w := range ws {
 		w.mu.Lock()
 		w.close()
@@ -502,6 +532,10 @@ type dirWriter struct {
 	d     *Dir
 	lease Lease
 
+	stopped  chan struct{} // closed when THREAD.stop names the run
+	quit     chan struct{} // closed to end watchStop
+	watching chan struct{} // closed when watchStop returns
+
 	mu    sync.Mutex
 	lf, f *os.File // nil once closed
 	size  int64    // bytes of complete lines
@@ -510,6 +544,26 @@ type dirWriter struct {
 }
 
 func (w *dirWriter) Lease() Lease { return w.lease }
+
+func (w *dirWriter) Stopped() <-chan struct{} { return w.stopped }
+
+// watchStop looks for THREAD.stop naming the run every DirOptions.Poll.
+func (w *dirWriter) watchStop() {
+	defer close(w.watching)
+	t := time.NewTicker(w.d.opts.Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-t.C:
+		}
+		if b, err := os.ReadFile(w.d.stopFile(w.lease.Thread)); err == nil && string(b) == w.lease.RunID {
+			close(w.stopped)
+			return
+		}
+	}
+}
 
 func (w *dirWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
 	th := w.lease.Thread
@@ -559,22 +613,27 @@ func (w *dirWriter) End(ctx context.Context) error {
 		err = w.f.Sync()
 	}
 	w.close()
-	w.d.mu.Lock()
-	delete(w.d.writers, w)
-	w.d.mu.Unlock()
+	w.d.life.remove(w)
 	if err != nil {
 		return fail(ErrUnavailable, "end", w.lease.Thread, err)
 	}
 	return nil
 }
 
-// close closes the files, releasing the lock; w.mu is held.
+// close closes the files, releasing the lock, and ends watchStop; w.mu is
+// held.
 func (w *dirWriter) close() {
 	if w.f != nil {
+		close(w.quit)
+		<-w.watching
+		if b, err := os.ReadFile(w.d.stopFile(w.lease.Thread)); err == nil && string(b) == w.lease.RunID {
+			os.Remove(w.d.stopFile(w.lease.Thread)) // the request was for this run
+		}
 		w.f.Close()
 		w.lf.Close()
 		w.f, w.lf = nil, nil
 	}
 }
 
-var errLocked = fmt.Errorf("locked by another writer")
+// errLocked is tryLock's refusal: another open of the file holds the lock.
+var errLocked = errors.New("locked by another writer")

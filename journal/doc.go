@@ -23,8 +23,10 @@
 //   - [OpenDir]: the embedded default, on disk, with no server. One JSONL file
 //     per thread (THREAD.jsonl), one record per line, each event line the
 //     event's wire JSON exactly as received, so `agview replay DIR/THREAD.jsonl`
-//     reads it (an input record is a line of type "agview.input", which replay
-//     skips; see [InputType]). Appends are write(2) calls of whole lines: a
+//     reads it and prints the view the recording client had (input and end
+//     records are lines of types "agview.input" and "agview.end", see
+//     [InputType] and [ParseLine]; other AG-UI tools skip them as unknown
+//     event types). Appends are write(2) calls of whole lines: a
 //     process killed with SIGKILL in the middle of one loses at most the lines
 //     being written and never corrupts earlier ones; a torn last line is
 //     ignored by readers and cut off by the next writer. Readers may read while

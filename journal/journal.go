@@ -116,6 +116,11 @@ type Journal interface {
 	// lease is read first, so when Stat reports no active run every record
 	// appended by runs that ended is counted in Last.
 	Stat(ctx context.Context, thread string) (Thread, error)
+	// Stop asks the writer of the run active on thread, in whatever process
+	// it runs, to stop that run: its Writer's Stopped channel closes (package
+	// client then cancels the run). It returns the lease of the run asked;
+	// ErrIdle when no run is active on thread.
+	Stop(ctx context.Context, thread string) (Lease, error)
 	// Close releases the journal's resources. Writers it handed out stop
 	// working (their leases are released as a dead process's would be).
 	Close() error
@@ -133,8 +138,11 @@ type Writer interface {
 	Append(ctx context.Context, recs ...Record) (last uint64, err error)
 	// Lease returns the lease the writer holds.
 	Lease() Lease
-	// End stores anything still pending and releases the lease. It is
-	// idempotent; Append fails with ErrClosed after it.
+	// Stopped is closed when someone asked the run to stop (Journal.Stop).
+	Stopped() <-chan struct{}
+	// End stores anything still pending (a NATS writer retries until ctx
+	// ends) and releases the lease. It is idempotent; Append fails with
+	// ErrClosed after it.
 	End(ctx context.Context) error
 }
 
@@ -163,6 +171,11 @@ const (
 	// ErrCut: a run's writer went away without ending it (its lease expired
 	// or its process died). Package client's Attach ends such a run with it.
 	ErrCut
+	// ErrIdle: no run is active on the thread (Stop).
+	ErrIdle
+	// ErrStopped: the run was asked to stop through the journal; package
+	// client ends such a run cancelled, with this as the cause.
+	ErrStopped
 )
 
 var codeNames = [...]string{
@@ -173,6 +186,8 @@ var codeNames = [...]string{
 	ErrClosed:      "journal closed",
 	ErrInvalid:     "invalid argument",
 	ErrCut:         "run cut: its writer went away without ending it",
+	ErrIdle:        "no run is active on the thread",
+	ErrStopped:     "the run was asked to stop",
 }
 
 // String returns the code's description.
@@ -255,7 +270,7 @@ func DefaultOwner() string {
 	return h + ":" + strconv.Itoa(os.Getpid())
 }
 
-// check validates the ids of a lease.
+// checkLease validates the ids of a lease.
 func checkLease(l Lease) error {
 	if l.Thread == "" {
 		return fail(ErrInvalid, "begin", "", fmt.Errorf("empty thread id"))

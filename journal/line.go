@@ -17,8 +17,9 @@ import (
 //	{"type":"agview.end","end":END}
 //
 // Both are events of types AG-UI does not define, so a tool that reads the
-// lines as an AG-UI stream (agview replay) skips them with a warning
-// (PROTOCOL.md G2) and folds everything else.
+// lines as an AG-UI stream skips them with a warning (PROTOCOL.md G2) and
+// folds everything else; agview replay and verify read them as the run
+// boundaries they are (ParseLine, client.JournalFolder).
 
 // InputType and EndType are the "type" of input and end lines.
 const (
@@ -43,12 +44,16 @@ func appendLine(dst []byte, r *Record) []byte {
 		dst = appendOneLine(dst, r.Data)
 		dst = append(dst, '}')
 	default:
-		if bytes.HasPrefix(r.Data, inputPrefix) || bytes.HasPrefix(r.Data, endPrefix) {
-			// An event that looks like one of ours (a producer sent that
-			// type): a leading space keeps it an event.
-			dst = append(dst, ' ')
-		}
+		n := len(dst)
 		dst = appendOneLine(dst, r.Data)
+		if body := dst[n:]; len(body) > 0 && (body[0] == ' ' || bytes.HasPrefix(body, inputPrefix) || bytes.HasPrefix(body, endPrefix)) {
+			// An event that looks like one of ours (a producer sent that
+			// type), or that begins with a space: one more leading space
+			// keeps it an event, and is removed when it is read.
+			dst = append(dst, 0)
+			copy(dst[n+1:], dst[n:len(dst)-1])
+			dst[n] = ' '
+		}
 	}
 	return append(dst, '\n')
 }
@@ -74,17 +79,29 @@ func appendOneLine(dst, data []byte) []byte {
 	return dst
 }
 
-// parseLine returns the record of one line (without its '\n'), owning its
-// bytes.
-func parseLine(line []byte, seq uint64) Record {
+// ParseLine reads one line of the file journal's form (without its line
+// end; see the package documentation): an input or end line gives a
+// KindInput or KindEnd record holding the RunAgentInput or End, any other
+// line an event, its wire JSON (without the leading space that keeps an
+// event that looks like one of those lines an event). Data aliases line;
+// Seq is zero. agview replay reads journal files with it.
+func ParseLine(line []byte) Record {
 	kind, data := KindEvent, line
 	switch {
 	case bytes.HasPrefix(line, inputPrefix) && bytes.HasSuffix(line, []byte{'}'}):
 		kind, data = KindInput, line[len(inputPrefix):len(line)-1]
 	case bytes.HasPrefix(line, endPrefix) && bytes.HasSuffix(line, []byte{'}'}):
 		kind, data = KindEnd, line[len(endPrefix):len(line)-1]
-	case len(line) > 0 && line[0] == ' ' && (bytes.HasPrefix(line[1:], inputPrefix) || bytes.HasPrefix(line[1:], endPrefix)):
+	case len(line) > 0 && line[0] == ' ':
 		data = line[1:]
 	}
-	return Record{Seq: seq, Kind: kind, Data: bytes.Clone(data)}
+	return Record{Kind: kind, Data: data}
+}
+
+// parseLine returns the record of one line (without its '\n'), owning its
+// bytes.
+func parseLine(line []byte, seq uint64) Record {
+	r := ParseLine(line)
+	r.Seq, r.Data = seq, bytes.Clone(r.Data)
+	return r
 }

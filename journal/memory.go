@@ -72,7 +72,7 @@ func (m *Memory) Begin(ctx context.Context, lease Lease) (Writer, error) {
 	}
 	lease.Since, lease.Expires = time.Now(), time.Time{}
 	t.lease = &lease
-	w := &memWriter{m: m, lease: lease}
+	w := &memWriter{m: m, lease: lease, stopped: make(chan struct{})}
 	t.writer = w
 	return w, nil
 }
@@ -182,12 +182,34 @@ func (m *Memory) Close() error {
 }
 
 type memWriter struct {
-	m     *Memory
-	lease Lease
-	ended bool // under m.mu
+	m       *Memory
+	lease   Lease
+	ended   bool          // under m.mu
+	stopped chan struct{} // closed under m.mu
+	stop    bool          // under m.mu
 }
 
 func (w *memWriter) Lease() Lease { return w.lease }
+
+func (w *memWriter) Stopped() <-chan struct{} { return w.stopped }
+
+// Stop implements Journal.
+func (m *Memory) Stop(ctx context.Context, thread string) (Lease, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Lease{}, fail(ErrClosed, "stop", thread, nil)
+	}
+	t := m.threads[thread]
+	if t == nil || t.writer == nil {
+		return Lease{}, fail(ErrIdle, "stop", thread, nil)
+	}
+	if w := t.writer; !w.stop {
+		w.stop = true
+		close(w.stopped)
+	}
+	return *t.lease, nil
+}
 
 func (w *memWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
 	th := w.lease.Thread

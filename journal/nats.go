@@ -75,11 +75,15 @@ type NATS struct {
 	stream jetstream.Stream
 	kv     jetstream.KeyValue
 
-	mu      sync.Mutex
-	closed  bool
-	done    chan struct{}
-	writers map[*natsWriter]struct{}
+	life openSet[*natsWriter]
+
+	mu    sync.Mutex
+	hints map[string]hint // per thread, a message seen last
 }
+
+// hint says that stream message streamSeq holds the thread's records from
+// first on: a read from first or later may start there.
+type hint struct{ first, streamSeq uint64 }
 
 var _ Journal = (*NATS)(nil)
 
@@ -117,7 +121,7 @@ func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error)
 	if err != nil {
 		return nil, fail(ErrUnavailable, "open", "", err)
 	}
-	n := &NATS{opts: o, nc: nc, done: make(chan struct{}), writers: map[*natsWriter]struct{}{}}
+	n := &NATS{opts: o, nc: nc, life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
 	if err := n.setup(ctx); err != nil {
 		nc.Close()
 		return nil, fail(ErrUnavailable, "open", "", err)
@@ -165,11 +169,13 @@ func token(thread string) string { return base64.RawURLEncoding.EncodeToString([
 
 func (n *NATS) subject(thread string) string { return n.opts.SubjectPrefix + token(thread) }
 
-func (n *NATS) isClosed() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.closed
+// stopSubject is where Stop asks a thread's writer to stop (core NATS, not
+// stored).
+func (n *NATS) stopSubject(thread string) string {
+	return "_agview_stop." + n.opts.Stream + "." + token(thread)
 }
+
+func (n *NATS) isClosed() bool { return n.life.isClosed() }
 
 // unavailable classifies a NATS error: a closed connection is ErrClosed,
 // anything else ErrUnavailable.
@@ -216,14 +222,29 @@ func (n *NATS) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
 		return nil, err
 	}
-	w := &natsWriter{n: n, lease: lease, rev: rev, seq: next, stop: make(chan struct{}), stopped: make(chan struct{})}
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
+	w := &natsWriter{n: n, lease: lease, rev: rev, seq: next, stop: make(chan struct{}), stopped: make(chan struct{}), asked: make(chan struct{})}
+	w.sub, err = n.nc.Subscribe(n.stopSubject(th), func(m *nats.Msg) {
+		if string(m.Data) == lease.RunID {
+			w.askOnce.Do(func() { close(w.asked) })
+		}
+		_ = m.Respond([]byte(lease.RunID))
+	})
+	if err == nil {
+		fctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+		err = n.nc.FlushWithContext(fctx) // the server knows the subscription
+		cancel()
+	}
+	if err != nil {
+		if w.sub != nil {
+			_ = w.sub.Unsubscribe()
+		}
+		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
+		return nil, n.unavailable("begin", th, err)
+	}
+	if !n.life.add(w) {
+		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
 		return nil, fail(ErrClosed, "begin", th, nil)
 	}
-	n.writers[w] = struct{}{}
-	n.mu.Unlock()
 	go w.refresh()
 	return w, nil
 }
@@ -269,7 +290,27 @@ func (n *NATS) last(ctx context.Context, thread string) (uint64, error) {
 	if err != nil {
 		return 0, &Error{Code: ErrCorrupt, Op: "stat", Thread: thread, Err: fmt.Errorf("stream message %d: %w", m.Sequence, err)}
 	}
+	n.remember(thread, first, m.Sequence)
 	return first + count - 1, nil
+}
+
+func (n *NATS) remember(thread string, first, streamSeq uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h := n.hints[thread]; streamSeq > h.streamSeq {
+		n.hints[thread] = hint{first, streamSeq}
+	}
+}
+
+// startAt returns the stream sequence a read of thread from record from may
+// start at, 0 for the beginning.
+func (n *NATS) startAt(thread string, from uint64) uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h, ok := n.hints[thread]; ok && h.first <= from {
+		return h.streamSeq
+	}
+	return 0
 }
 
 func batchHeader(h nats.Header) (first, count uint64, err error) {
@@ -317,13 +358,25 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 		}
 		next := max(from, 1) // the next record to yield
 		var streamSeq uint64 // the last stream message handled
+		if s := n.startAt(thread, next); s > 0 {
+			streamSeq = s - 1
+		}
 		backoff := 50 * time.Millisecond
 		for {
 			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: time.Minute}
 			if streamSeq > 0 {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, streamSeq+1
 			}
-			err := n.consume(ctx, cfg, func(m jetstream.Msg) (bool, error) {
+			// behind reports whether the subject holds messages past the
+			// last one handled: a consumer that stays silent then is stuck
+			// (its server restarted under it) and is made again.
+			behind := func() bool {
+				bctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+				defer cancel()
+				m, err := n.stream.GetLastMsgForSubject(bctx, subj)
+				return err == nil && m.Sequence > streamSeq
+			}
+			err := n.consume(ctx, cfg, behind, func(m jetstream.Msg) (bool, error) {
 				meta, err := m.Metadata()
 				if err != nil {
 					return false, err
@@ -333,6 +386,7 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 				if err != nil {
 					return false, &Error{Code: ErrCorrupt, Op: op, Thread: thread, Err: fmt.Errorf("stream message %d: %w", streamSeq, err)}
 				}
+				n.remember(thread, first, streamSeq)
 				seq := first
 				for line := range bytes.Lines(m.Data()) {
 					if seq >= next {
@@ -369,16 +423,25 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 			case <-time.After(backoff):
 			case <-ctx.Done():
 				return
-			case <-n.done:
+			case <-n.life.done:
 			}
 			backoff = min(2*backoff, 2*time.Second)
 		}
 	}
 }
 
+// stallCheck is how long a consumer may stay silent before consume asks
+// whether it should have delivered something.
+const stallCheck = 2 * time.Second
+
+// errStalled ends a consumer that stayed silent while messages waited.
+var errStalled = errors.New("consumer stalled")
+
 // consume runs an ordered consumer and hands each message to fn until fn
-// returns false (consume then returns nil) or an error.
-func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, fn func(jetstream.Msg) (bool, error)) error {
+// returns false (consume then returns nil) or an error. When no message
+// comes for stallCheck and behind reports messages waiting, it returns
+// errStalled.
+func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, behind func() bool, fn func(jetstream.Msg) (bool, error)) error {
 	cons, err := n.stream.OrderedConsumer(ctx, cfg)
 	if err != nil {
 		return err
@@ -391,7 +454,15 @@ func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig,
 	}
 	defer it.Stop()
 	for {
-		m, err := it.Next(jetstream.NextContext(ctx))
+		nctx, cancel := context.WithTimeout(ctx, stallCheck)
+		m, err := it.Next(jetstream.NextContext(nctx))
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			if behind() {
+				return errStalled
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -449,20 +520,13 @@ func (n *NATS) Stat(ctx context.Context, thread string) (Thread, error) {
 // Close implements Journal: writers stop refreshing their leases (which then
 // lapse) and the connection closes.
 func (n *NATS) Close() error {
-	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
-		return nil
-	}
-	n.closed = true
-	close(n.done)
-	ws := n.writers
-	n.writers = nil
-	n.mu.Unlock()
+	ws, first := n.life.close()
 	for w := range ws {
 		w.halt()
 	}
-	n.nc.Close()
+	if first {
+		n.nc.Close()
+	}
 	return nil
 }
 
@@ -471,8 +535,12 @@ type natsWriter struct {
 	n     *NATS
 	lease Lease
 
-	stop, stopped chan struct{}
+	stop, stopped chan struct{} // end refresh; closed when refresh returns
 	stopOnce      sync.Once
+
+	sub     *nats.Subscription // Stop requests
+	asked   chan struct{}      // closed when Stop asked this run to stop
+	askOnce sync.Once
 
 	mu      sync.Mutex
 	rev     uint64      // the lease key's revision
@@ -529,8 +597,34 @@ func (w *natsWriter) refresh() {
 }
 
 func (w *natsWriter) halt() {
-	w.stopOnce.Do(func() { close(w.stop) })
+	w.stopOnce.Do(func() {
+		close(w.stop)
+		_ = w.sub.Unsubscribe()
+	})
 	<-w.stopped
+}
+
+func (w *natsWriter) Stopped() <-chan struct{} { return w.asked }
+
+// Stop implements Journal: it sends a request on a core NATS subject the
+// thread's writer listens to. A writer that holds the lease but does not
+// answer (its process is gone and the lease not yet expired) is
+// ErrUnavailable.
+func (n *NATS) Stop(ctx context.Context, thread string) (Lease, error) {
+	st, err := n.Stat(ctx, thread)
+	if err != nil {
+		err.(*Error).Op = "stop"
+		return Lease{}, err
+	}
+	if st.Active == nil {
+		return Lease{}, fail(ErrIdle, "stop", thread, nil)
+	}
+	rctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	defer cancel()
+	if _, err := n.nc.RequestWithContext(rctx, n.stopSubject(thread), []byte(st.Active.RunID)); err != nil {
+		return Lease{}, n.unavailable("stop", thread, err)
+	}
+	return *st.Active, nil
 }
 
 func (w *natsWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
@@ -607,13 +701,20 @@ func (w *natsWriter) End(ctx context.Context) error {
 		return nil
 	}
 	w.ended = true
+	// What could not be stored yet is retried until ctx ends: a run that
+	// ends while the server restarts keeps its last records.
 	ferr := w.flush(ctx)
+	for ferr != nil && errors.Is(ferr, ErrUnavailable) && ctx.Err() == nil {
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		ferr = w.flush(ctx)
+	}
 	rev, lost := w.rev, w.lost
 	w.mu.Unlock()
 	w.halt()
-	w.n.mu.Lock()
-	delete(w.n.writers, w)
-	w.n.mu.Unlock()
+	w.n.life.remove(w)
 	if lost == nil {
 		if err := w.n.kv.Delete(ctx, token(w.lease.Thread), jetstream.LastRevision(rev)); err != nil && ferr == nil {
 			// The lease lapses by itself within its TTL.

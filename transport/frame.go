@@ -65,6 +65,7 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			return
 		}
 		defer src.close()
+		tap := tapFrom(ctx)
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, &Error{Kind: KindCanceled, Offset: src.offset()}, i))
@@ -82,6 +83,9 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			if err != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, err, i))
 				return
+			}
+			if tap != nil {
+				tap(i, data)
 			}
 			if !yield(Frame{Index: i, Offset: off, Data: bytes.Clone(data)}, nil) {
 				return
@@ -101,6 +105,7 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 			return
 		}
 		defer src.close()
+		tap := tapFrom(ctx)
 		var runs runTracker
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
@@ -130,6 +135,9 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 			if err != nil {
 				yield(nil, s.fail(ctx, err, i))
 				return
+			}
+			if tap != nil {
+				tap(i, data)
 			}
 			ev, derr := event.Decode(data)
 			runs.observe(i, ev)

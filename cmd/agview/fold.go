@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agview/agview/client"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
 	"github.com/agview/agview/view"
@@ -88,9 +90,13 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	res := &folded{format: rec.format}
 	prog := e.newProgress(rec.name(), size)
 	// Nothing reads the view before the end: a Builder folds the frames
-	// without making a view per event.
+	// without making a view per event. A file journal's input and end
+	// lines begin and end runs as they did for the client that recorded
+	// them (client.JournalFolder).
 	b := reducer.NewBuilder(view.New())
+	jf := client.NewJournalFolder(b, rec.name())
 	var ferr, tolerated error
+	ei := 0 // the index of the next event (a journal's input and end lines are none)
 	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -111,6 +117,11 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 		if res.format == transport.FormatAuto {
 			res.format = in.detected()
 		}
+		if r := journal.ParseLine(f.Data); r.Kind != journal.KindEvent {
+			jf.Fold(r)
+			prog.update(in.n, f.Index+1)
+			continue
+		}
 		if lineBased(res.format) {
 			res.lines = append(res.lines, int32(in.lineOf(f.Offset)))
 		}
@@ -121,10 +132,11 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 					if res.types == nil {
 						res.types = map[int]string{}
 					}
-					res.types[f.Index] = t
+					res.types[ei] = t
 				}
 			}
 		}
+		ei++
 		prog.update(in.n, f.Index+1)
 	}
 	prog.done()

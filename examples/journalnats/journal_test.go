@@ -30,7 +30,7 @@ func unique(ttl time.Duration) *journal.NATSOptions {
 		SubjectPrefix:  fmt.Sprintf("j%d.", n),
 		LeaseBucket:    fmt.Sprintf("L%d", n),
 		LeaseTTL:       ttl,
-		PublishTimeout: 500 * time.Millisecond,
+		PublishTimeout: 2 * time.Second,
 	}
 }
 

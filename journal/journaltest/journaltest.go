@@ -188,6 +188,34 @@ func cases() []contractCase {
 			_, err = w.Append(t.Context(), events(4, 4)...)
 			assert.ErrorIs(t, err, journal.ErrClosed, "Append after End")
 		}},
+		{"stop asks the active run's writer", func(t *testing.T, h *Harness, j journal.Journal) {
+			_, err := j.Stop(t.Context(), "t1")
+			require.ErrorIs(t, err, journal.ErrIdle, "no run to stop")
+			w := begin(t, j, "t1", "r1")
+			select {
+			case <-w.Stopped():
+				t.Fatal("stopped before anyone asked")
+			default:
+			}
+			l, err := h.peer(t, j).Stop(t.Context(), "t1")
+			require.NoError(t, err)
+			assert.Equal(t, "r1", l.RunID, "the run asked")
+			select {
+			case <-w.Stopped():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the writer was not told to stop")
+			}
+			require.NoError(t, w.End(t.Context()))
+			_, err = j.Stop(t.Context(), "t1")
+			require.ErrorIs(t, err, journal.ErrIdle, "the run ended")
+			w2 := begin(t, j, "t1", "r2")
+			defer w2.End(t.Context())
+			select {
+			case <-w2.Stopped():
+				t.Fatal("a request to stop r1 stopped r2")
+			case <-time.After(100 * time.Millisecond):
+			}
+		}},
 		{"the default owner", func(t *testing.T, h *Harness, j journal.Journal) {
 			w := begin(t, j, "t1", "r1")
 			defer w.End(t.Context())
@@ -199,9 +227,12 @@ func cases() []contractCase {
 			got := make(chan journal.Record, 100)
 			var wg sync.WaitGroup
 			fctx, stop := context.WithCancel(ctx)
+			defer wg.Wait()
+			defer stop()
+			p := h.peer(t, j)
 			wg.Go(func() {
 				defer close(got)
-				for r, err := range h.peer(t, j).Follow(fctx, "t1", 0) {
+				for r, err := range p.Follow(fctx, "t1", 0) {
 					if !assert.NoError(t, err) {
 						return
 					}
