@@ -255,18 +255,10 @@ func userDataDir() (string, error) {
 	return filepath.Join(home, ".local", "share"), nil
 }
 
-// openJournal opens the journal dsn names, whose leases name owner; a NATS
-// journal's leases last leaseTTL without a refresh.
+// openJournal opens the journal dsn names (journal.Open), whose leases name
+// owner; a NATS journal's leases last leaseTTL without a refresh.
 func openJournal(ctx context.Context, dsn, owner string, leaseTTL time.Duration) (journal.Journal, error) {
-	switch {
-	case dsn == "memory":
-		return journal.NewMemory(owner), nil
-	case strings.HasPrefix(dsn, "file:"):
-		return journal.OpenDir(strings.TrimPrefix(dsn, "file:"), &journal.DirOptions{Owner: owner})
-	case strings.HasPrefix(dsn, "nats://") || strings.HasPrefix(dsn, "tls://"):
-		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return journal.DialNATS(dctx, dsn, &journal.NATSOptions{Owner: owner, LeaseTTL: leaseTTL})
-	}
-	return nil, &journal.Error{Code: journal.ErrInvalid, Op: "open", Err: fmt.Errorf("%q names no journal: want memory, file:DIR or nats://HOST:PORT", dsn)}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a NATS server that does not answer
+	defer cancel()
+	return journal.Open(ctx, dsn, &journal.Options{Owner: owner, NATS: &journal.NATSOptions{LeaseTTL: leaseTTL}})
 }
