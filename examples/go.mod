@@ -29,3 +29,5 @@ require (
 )
 
 replace github.com/agview/agview => ../
+
+tool github.com/nats-io/nats-server/v2
