@@ -30,3 +30,5 @@ require (
 )
 
 replace github.com/agview/agview => ../
+
+tool github.com/nats-io/nats-server/v2

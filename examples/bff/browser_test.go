@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/view"
 )
 
@@ -111,18 +114,55 @@ const panesJS = `[...document.querySelectorAll('.pane')].map(p => {
 	};
 })`
 
-// TestBrowser opens the page in headless Chromium against the demo swarm,
-// paced so the run takes a few seconds, and checks that streamed text shows
-// while the run is going, and that at the end there is a pane for every
-// subagent, nested as the tree nests, with its name and final status.
+// conversationJS reads the conversation as the page shows it: the user's
+// messages in the parent's pane, the thread id, the run ids under "Runs",
+// and the step chips of every pane.
+const conversationJS = `(() => ({
+	said: [...document.querySelectorAll('.pane[data-root="true"] > .items > .msg.user .text')].map(t => t.textContent),
+	thread: (document.querySelector('#summary .thread-id') || {}).textContent || '',
+	runsThread: document.querySelector('#runs-thread').textContent,
+	runs: [...document.querySelectorAll('#runs li')].map(li => li.dataset.runId),
+	steps: Object.fromEntries([...document.querySelectorAll('.pane')].map(p =>
+		[p.dataset.key, [...p.querySelectorAll(':scope > .steps .step')].map(s => s.textContent)])),
+	interrupts: document.querySelectorAll('#interrupts .interrupt').length,
+}))()`
+
+// domConversation is what conversationJS returns.
+type domConversation struct {
+	Said       []string            `json:"said"`
+	Thread     string              `json:"thread"`
+	RunsThread string              `json:"runsThread"`
+	Runs       []string            `json:"runs"`
+	Steps      map[string][]string `json:"steps"`
+	Interrupts int                 `json:"interrupts"`
+}
+
+// TestBrowser holds a conversation in headless Chromium with the demo swarm,
+// paced so that a run takes a few seconds: a question typed on the home page
+// starts a thread and is what the agent is sent; it shows in the parent's
+// pane; streamed text shows while the run goes on; the run ends on the
+// swarm's approval interrupt, which the page's Approve button answers; the
+// swarm finishes on the same thread, in the same panes (a pane for every
+// subagent, nested as the tree nests, with its name and final status), the
+// continued researcher's steps shown once each, and the run ids under
+// "Runs" the ones the agent was sent.
 func TestBrowser(t *testing.T) {
 	ctx := testCtx(t)
 	tab := browser(t, ctx)
 	e := newEnv(t, nil, &agenttest.Options{Delay: 4 * time.Millisecond}, &Options{FlushInterval: 25 * time.Millisecond})
-	info := e.start(t, `{"message":"Can our city electrify its buses?"}`)
+	const question = "Can our city electrify its buses?"
 
-	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(e.ts.URL+info.Page)))
-	require.NoError(t, chromedp.Do(tab, chromedp.WaitVisible(`.pane[data-root="true"]`)), "the parent agent's pane appears")
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+"/"),
+		chromedp.WaitVisible(`#ask-input`),
+		chromedp.SetValue(`#ask-input`, question),
+		chromedp.Click(`#ask-button`),
+		chromedp.WaitVisible(`.pane[data-root="true"]`),
+	), "the question typed on the home page starts a thread and opens its page")
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	require.NoError(t, err)
+	require.Regexp(t, `/threads/[0-9a-f-]+$`, loc)
+	id := loc[strings.LastIndex(loc, "/")+1:]
 
 	// Sample the page until the run is over. Streamed text must show in a
 	// subagent's pane while the run is still going, and grow.
@@ -153,8 +193,44 @@ func TestBrowser(t *testing.T) {
 	}
 	assert.True(t, opened, "some item was shown streaming (open) during the run")
 
-	final, err := e.svc.Wait(ctx, info.ID)
+	// What was typed is what was sent, and it shows in the parent's pane.
+	inputs := e.agent.Inputs()
+	require.Len(t, inputs, 1)
+	require.Len(t, inputs[0].Messages, 1)
+	assert.JSONEq(t, `"`+question+`"`, string(inputs[0].Messages[0].Content), "what is typed is what is sent")
+	conv, err := chromedp.Run(tab, chromedp.Evaluate[domConversation](conversationJS))
 	require.NoError(t, err)
+	assert.Equal(t, []string{question}, conv.Said, "the question in the parent's pane")
+	assert.Equal(t, id, conv.Thread, "the page names the thread")
+	assert.Equal(t, id, conv.RunsThread)
+	assert.Equal(t, []string{inputs[0].RunID}, conv.Runs, "the run under Runs is the run the agent was sent")
+	assert.Equal(t, 1, conv.Interrupts, "the swarm awaits an answer")
+
+	// Answer the interrupt: the swarm finishes, on the same thread.
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Click(`#interrupts .btn:not(.secondary)`),
+		chromedp.WaitVisible(`body[data-active="false"][data-status="finished"]`),
+	), "Approve continues the thread and the swarm finishes")
+	final, err := e.svc.Wait(ctx, id)
+	require.NoError(t, err)
+	inputs = e.agent.Inputs()
+	require.Len(t, inputs, 2, "Approve started a second run")
+	assert.Equal(t, id, inputs[1].ThreadID, "on the same thread")
+	require.Len(t, inputs[1].Resume, 1, "answering the interrupt")
+	assert.JSONEq(t, `{"approved":true}`, string(inputs[1].Resume[0].Payload))
+	conv, err = chromedp.Run(tab, chromedp.Evaluate[domConversation](conversationJS))
+	require.NoError(t, err)
+	assert.Equal(t, []string{question}, conv.Said, "the user's message, once, in the parent's pane")
+	assert.Equal(t, []string{inputs[0].RunID, inputs[1].RunID}, conv.Runs, "two runs of the thread, by the ids sent")
+	assert.Zero(t, conv.Interrupts, "nothing awaits an answer")
+	for key, steps := range conv.Steps {
+		seen := map[string]bool{}
+		for _, s := range steps {
+			assert.False(t, seen[s], "pane %s shows step %q once", key, s)
+			seen[s] = true
+		}
+	}
+
 	require.Positive(t, final.InvocationCount())
 	panes, err := chromedp.Run(tab, chromedp.Evaluate[[]domPane](panesJS))
 	require.NoError(t, err)
@@ -176,6 +252,7 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, inv.Name(), p.Name, "pane %s shows the subagent's name", inv.ID())
 		assert.Equal(t, string(inv.Status()), p.Badge, "pane %s's badge shows the final status", inv.ID())
 		assert.Equal(t, string(inv.Status()), p.Status)
+		assert.NotEqual(t, string(view.Running), p.Status, "pane %s no longer runs", inv.ID())
 		wantParent := RootKey
 		if ps, ok := inv.ParentSubagentRunID(); ok {
 			wantParent = subKey(ps)
@@ -187,26 +264,11 @@ func TestBrowser(t *testing.T) {
 	require.NoError(t, err)
 	checkScreenshot(t, shot)
 
-	// The home page lists the run, and its form starts another one and
-	// opens its page.
-	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible(`#run-list a`)))
-	listed, err := chromedp.Run(tab, chromedp.Text(`#run-list a`))
+	// The home page lists the thread.
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(e.ts.URL+"/"), chromedp.WaitVisible(`#thread-list a`)))
+	listed, err := chromedp.Run(tab, chromedp.Text(`#thread-list a`))
 	require.NoError(t, err)
-	assert.Equal(t, info.ID, listed)
-	require.NoError(t, chromedp.Do(tab,
-		chromedp.SetValue(`#ask-input`, "And trams?"),
-		chromedp.Click(`#ask-button`),
-		// Running: RUN_STARTED came, so the agent has the input.
-		chromedp.WaitVisible(`.pane[data-root="true"][data-status="running"]`),
-	))
-	loc, err := chromedp.Run(tab, chromedp.Location())
-	require.NoError(t, err)
-	assert.Regexp(t, `/runs/[0-9a-f-]+$`, loc, "the form opened the new run's page")
-	assert.NotContains(t, loc, info.ID)
-	inputs := e.agent.Inputs()
-	require.Len(t, inputs, 2, "the form started a second run")
-	require.Len(t, inputs[1].Messages, 1)
-	assert.JSONEq(t, `"And trams?"`, string(inputs[1].Messages[0].Content))
+	assert.Equal(t, id, listed)
 }
 
 // domMessage is a text or reasoning item as the page shows it.
@@ -279,4 +341,55 @@ func checkScreenshot(t *testing.T, shot []byte) {
 	require.NoError(t, err, "the README's screenshot exists (go test -run TestBrowser -update writes it)")
 	_, err = png.Decode(bytes.NewReader(saved))
 	assert.NoError(t, err, "the README's screenshot is a PNG")
+}
+
+// TestBrowserTokens: the page shows a run's tokens in, out and total under
+// Runs, when the run reported usage.
+func TestBrowserTokens(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	script := agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		return agenttest.Events(
+			&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
+			&event.TextMessageStart{MessageID: "m-" + in.RunID, Role: event.Ptr(event.RoleAssistant)},
+			&event.TextMessageContent{MessageID: "m-" + in.RunID, Delta: "Hello."},
+			&event.TextMessageEnd{MessageID: "m-" + in.RunID},
+			&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Usage: []event.TokenUsage{
+				{InputTokens: event.Ptr(int64(100)), OutputTokens: event.Ptr(int64(20))},
+				{InputTokens: event.Ptr(int64(5)), OutputTokens: event.Ptr(int64(1)), TotalTokens: event.Ptr(int64(7))},
+			}},
+		).Frames(in)
+	})
+	e := newEnv(t, script, nil, nil)
+	info := e.start(t, `{"message":"Hi"}`)
+	_, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+info.Page),
+		chromedp.WaitVisible(`body[data-status="finished"] #runs li .tokens`),
+	))
+	text, err := chromedp.Run(tab, chromedp.Text(`#runs li .tokens`))
+	require.NoError(t, err)
+	assert.Equal(t, "tokens: 105 in, 21 out, 127 total", text)
+}
+
+// TestBrowserStop: the page's "Stop the run" cancels the run in progress;
+// the page shows it cancelled and the button goes away.
+func TestBrowserStop(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	e := newEnv(t, nil, &agenttest.Options{Delay: 20 * time.Millisecond}, &Options{FlushInterval: 25 * time.Millisecond})
+	info := e.start(t, `{"message":"Take your time."}`)
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+info.Page),
+		chromedp.WaitVisible(`body[data-active="true"] #stop`),
+		chromedp.Click(`#stop`),
+		chromedp.WaitVisible(`body[data-active="false"][data-status="cancelled"]`),
+		chromedp.WaitNotVisible(`#stop`),
+	), "Stop the run cancels it")
+	v, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	run, ok := v.LastRun()
+	require.True(t, ok)
+	assert.Equal(t, view.RunCancelled, run.Status)
 }

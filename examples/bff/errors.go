@@ -15,14 +15,27 @@ import (
 
 // Errors the service answers with; each maps to an HTTP status (StatusOf).
 var (
-	// ErrUnknownRun: no run has the id in the path (404). Runs are kept in
-	// memory only, and the oldest idle ones are dropped beyond
-	// Options.MaxRuns.
-	ErrUnknownRun = errors.New("bff: no such run")
-	// ErrBusy: an agent run of this run is still in progress (409).
-	ErrBusy = errors.New("bff: an agent run is still in progress")
-	// ErrTooManyRuns: Options.MaxRuns runs are kept and none is idle (503).
-	ErrTooManyRuns = errors.New("bff: too many runs in progress")
+	// ErrUnknownThread: no thread has the id in the path (404). Threads
+	// are kept in memory only, and the oldest idle ones are dropped beyond
+	// Options.MaxThreads.
+	ErrUnknownThread = errors.New("bff: no such thread")
+	// ErrBusy: a run of this thread is still in progress (409): a thread has
+	// one run at a time.
+	ErrBusy = errors.New("bff: a run of this thread is still in progress")
+	// ErrNotRunning: POST /threads/{id}/stop on a thread with no run in
+	// progress (409).
+	ErrNotRunning = errors.New("bff: no run of this thread is in progress")
+	// ErrElsewhere: POST /threads/{id}/stop on a thread whose run another
+	// process runs, when that process cannot be asked: the file journal
+	// gives no way to reach it, or no replica on the NATS journal answered
+	// (409).
+	ErrElsewhere = errors.New("bff: the run is in progress in another process")
+	// ErrTooManyThreads: Options.MaxThreads threads are kept and none is
+	// idle (503).
+	ErrTooManyThreads = errors.New("bff: too many threads with a run in progress")
+	// ErrTooManyViewers: Options.MaxViewers event streams are open, or
+	// Options.MaxViewersPerClient from the same address (429).
+	ErrTooManyViewers = errors.New("bff: too many event streams open")
 	// ErrClosed: the service is shutting down (503).
 	ErrClosed = errors.New("bff: the service is closed")
 )
@@ -30,12 +43,13 @@ var (
 // RequestError reports a request the service cannot act on: which part of it
 // was wrong and why.
 type RequestError struct {
-	// Status is the HTTP status answered: 400; 413 for a body too large; 415
-	// for a body that is not declared as JSON.
+	// Status is the HTTP status answered: 400; 403 for a Host or Origin
+	// the service does not serve; 413 for a body too large; 415 for a body
+	// that is not declared as JSON.
 	Status int
 	// Where is the part of the request at fault: "body", a JSON field
-	// ("message", "answer", "payload"), "Content-Type", "since" or
-	// "Last-Event-ID".
+	// ("message", "answer", "payload"), "Content-Type", "Host", "Origin",
+	// "since" or "Last-Event-ID".
 	Where string
 	// Reason says what is wrong with it.
 	Reason string
@@ -57,22 +71,25 @@ func StatusOf(err error) int {
 	switch {
 	case errors.As(err, &re):
 		return re.Status
-	case errors.Is(err, ErrUnknownRun):
+	case errors.Is(err, ErrUnknownThread):
 		return http.StatusNotFound
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, ErrBusy), errors.Is(err, ErrNotRunning), errors.Is(err, ErrElsewhere):
 		return http.StatusConflict
-	case errors.Is(err, ErrTooManyRuns), errors.Is(err, ErrClosed):
+	case errors.Is(err, ErrTooManyViewers):
+		return http.StatusTooManyRequests
+	case errors.Is(err, ErrTooManyThreads), errors.Is(err, ErrClosed):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
 
-// MaxRequestBytes bounds the body of POST /runs and POST /runs/{id}/next.
+// MaxRequestBytes bounds the body of POST /threads and POST /threads/{id}/runs.
 const MaxRequestBytes = 64 << 10
 
-// StartRequest is the body of POST /runs. An empty body is an empty request.
+// StartRequest is the body of POST /threads. An empty body is an empty request.
 type StartRequest struct {
-	// Message is the user's first message; "" sends none.
+	// Message is the user's first message, sent as the first run's
+	// history; "" sends none.
 	Message string `json:"message"`
 }
 
@@ -82,9 +99,9 @@ const (
 	AnswerCancelled = event.ResumeCancelled
 )
 
-// NextRequest is the body of POST /runs/{id}/next, which starts the agent run
-// that continues a run: its message history, its state, and an answer to
-// every pending interrupt (client.NextInput). An empty body is an empty
+// NextRequest is the body of POST /threads/{id}/runs, which starts the run
+// that continues a thread: its message history, its state, and an answer to
+// every pending interrupt (client.NextInput), then the user's message. An empty body is an empty
 // request.
 type NextRequest struct {
 	// Message is the user's next message; "" sends none.
@@ -140,7 +157,8 @@ func (req *NextRequest) check() error {
 
 // checkJSON refuses a POST whose body is not declared as JSON. Browsers send
 // a cross-site form only as text/plain, urlencoded or multipart, so this also
-// keeps other sites from starting runs through a visitor's browser.
+// keeps other sites' forms from starting runs through a visitor's browser
+// (and checkOrigin refuses their scripts).
 func checkJSON(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -8,7 +9,7 @@ import (
 	"github.com/agview/agview/transport"
 )
 
-// SSE event names of GET /runs/{id}/events.
+// SSE event names of GET /threads/{id}/events.
 const (
 	// EventSnapshot carries the whole view, once, when a viewer connects:
 	// {"run": Header, "state": State, "panes": [Pane, …]}.
@@ -21,23 +22,30 @@ const (
 	EventRun = "run"
 )
 
-// serveEvents is GET /runs/{id}/events: the live view of a run as an SSE
-// stream. On connect a viewer gets a snapshot event; then, whenever the
+// serveEvents is GET /threads/{id}/events: the live view of a thread as an
+// SSE stream. On connect a viewer gets a snapshot event; then, whenever the
 // store publishes a view, a pane event for each invocation that changed
-// (serialised once per change by the run's hub and shared between all
+// (serialised once per change by the thread's hub and shared between all
 // viewers), a state event when the state changed and a run event when the
 // header did, in that order. A slow viewer skips versions, never the
 // latest: it is sent the latest JSON of everything that changed since it was
 // last written to, and never slows the store or the other viewers.
 //
+// Every event a viewer is sent is the hub's own bytes, not a copy: memory
+// does not grow with the number of viewers. A viewer that still has more
+// than Options.MaxQueuedBytes of an old frame to write when a new one is
+// published is disconnected, and so is one that reads nothing for
+// Options.WriteTimeout; EventSource reconnects, with Last-Event-ID.
+//
 // The last event of each write carries an SSE id, the hub's frame number. A
 // viewer that reconnects with Last-Event-ID (as EventSource does), or with
 // ?since=N, is sent only what changed after frame N, without a snapshot.
-// The stream stays open across the run's agent runs, until the viewer leaves
+// The stream stays open across the thread's runs, until the viewer leaves
 // or the service closes; an idle stream gets a comment every
-// Options.KeepAlive.
+// Options.KeepAlive. Options.MaxViewers and Options.MaxViewersPerClient
+// bound the streams open at once (429 beyond).
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
-	conv, err := s.lookup(r.PathValue("id"))
+	t, err := s.lookup(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -47,11 +55,17 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h := conv.hub
-	t, leave := h.join()
+	release, err := s.viewers.acquire(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
+	h := t.hub
+	rc := http.NewResponseController(w)
+	tb, leave := h.join(func() { _ = rc.SetWriteDeadline(time.Now()) })
 	defer leave()
 
-	rc := http.NewResponseController(w)
 	startSSE(w, rc)
 	var keepAlive <-chan time.Time
 	if s.opts.KeepAlive > 0 {
@@ -60,20 +74,19 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		keepAlive = tk.C
 	}
 	last, snapshot := since, since == 0 || since > h.latest().seq
-	var buf []byte
+	var batch [][]byte
 	for {
 		if f := h.latest(); snapshot || f.seq > last {
-			buf = appendFrame(buf[:0], f, last, snapshot)
+			batch = appendFrame(batch[:0], f, last, snapshot)
+			err := s.writeBatch(rc, w, tb, f.seq, batch)
+			clear(batch) // let go of the blobs: a newer frame may replace them
 			last, snapshot = f.seq, false
-			if s.write(rc, w, buf) != nil {
-				return
-			}
-			if !s.pause(r, h) {
+			if err != nil || !s.pause(r, h) {
 				return
 			}
 		}
 		select {
-		case <-t.bell:
+		case <-tb.bell:
 		case <-keepAlive:
 			if s.write(rc, w, []byte(": keep-alive\n\n")) != nil {
 				return
@@ -85,6 +98,45 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// writeChunk is the most writeBatch hands the connection at once: what a
+// viewer has left to write is known to within that.
+const writeChunk = 64 << 10
+
+// writeBatch writes the events of frame seq to a viewer, each within the
+// write timeout, and flushes them. It fails at once when the hub drops the
+// viewer (tb.kick).
+func (s *Server) writeBatch(rc *http.ResponseController, w http.ResponseWriter, tb *tab, seq uint64, batch [][]byte) error {
+	var n int64
+	for _, b := range batch {
+		n += int64(len(b))
+	}
+	tb.pending.Store(n)
+	tb.writing.Store(seq)
+	defer tb.writing.Store(0)
+	for _, b := range batch {
+		for len(b) > 0 {
+			c := b[:min(len(b), writeChunk)]
+			// The deadline first, then kicked: kick sets kicked, then the
+			// deadline, so one of the two sees the other.
+			if err := rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return err
+			}
+			if tb.kicked.Load() {
+				return errFellBehind
+			}
+			if _, err := w.Write(c); err != nil {
+				return err
+			}
+			b = b[len(c):]
+			tb.pending.Add(-int64(len(c)))
+		}
+	}
+	return rc.Flush()
+}
+
+// errFellBehind ends the stream of a viewer the hub dropped.
+var errFellBehind = errors.New("bff: the viewer fell behind")
 
 // pause waits Options.FlushInterval after a write, and reports whether the
 // stream goes on.
@@ -121,49 +173,33 @@ func parseSince(r *http.Request) (uint64, error) {
 }
 
 // appendFrame appends to dst the events that bring a viewer who has seen
-// frame last up to frame f: a snapshot, or the panes, state and header whose
-// JSON changed after last. The last event carries f's number as its id.
-func appendFrame(dst []byte, f *frame, last uint64, snapshot bool) []byte {
+// frame last up to frame f, as the hub's shared bytes: a snapshot, or the
+// panes, state and header whose JSON changed after last. The last event
+// carries f's number as its id: its final blank line is left out and an id
+// line that ends the event follows it.
+func appendFrame(dst [][]byte, f *frame, last uint64, snapshot bool) [][]byte {
+	start := len(dst)
 	if snapshot {
-		data := make([]byte, 0, 64+len(f.header.data)+len(f.state.data)+len(f.panes)*512)
-		data = append(data, `{"run":`...)
-		data = append(data, f.header.data...)
-		data = append(data, `,"state":`...)
-		data = append(data, f.state.data...)
-		data = append(data, `,"panes":[`...)
-		for i, p := range f.panes {
-			if i > 0 {
-				data = append(data, ',')
+		dst = append(dst, f.snapshot().ev)
+	} else {
+		for _, p := range f.panes {
+			if p.seq > last {
+				dst = append(dst, p.ev)
 			}
-			data = append(data, p.data...)
 		}
-		data = append(data, "]}"...)
-		return appendEvent(dst, EventSnapshot, f.seq, data)
-	}
-	type ev struct {
-		name string
-		data []byte
-	}
-	var evs []ev
-	for _, p := range f.panes {
-		if p.seq > last {
-			evs = append(evs, ev{EventPane, p.data})
+		if f.state.seq > last {
+			dst = append(dst, f.state.ev)
+		}
+		if f.header.seq > last {
+			dst = append(dst, f.header.ev)
 		}
 	}
-	if f.state.seq > last {
-		evs = append(evs, ev{EventState, f.state.data})
+	if len(dst) == start {
+		return dst
 	}
-	if f.header.seq > last {
-		evs = append(evs, ev{EventRun, f.header.data})
-	}
-	for i, e := range evs {
-		var id uint64
-		if i == len(evs)-1 {
-			id = f.seq
-		}
-		dst = appendEvent(dst, e.name, id, e.data)
-	}
-	return dst
+	end := dst[len(dst)-1]
+	dst[len(dst)-1] = end[:len(end)-1]
+	return append(dst, strconv.AppendUint([]byte("id: "), f.seq, 10), []byte("\n\n"))
 }
 
 // appendEvent appends one SSE event: its name, its id unless 0, and its

@@ -22,7 +22,7 @@ func ExampleNewServer() {
 	ts := httptest.NewServer(svc) // browsers open ts.URL + info.Page
 	defer ts.Close()
 
-	info, err := svc.Start("Can our city electrify its buses?")
+	info, err := svc.Start(context.Background(), "Can our city electrify its buses?")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/transport"
 )
@@ -76,6 +80,44 @@ func FuzzAppendComment(f *testing.F) {
 		}
 		if !strings.HasSuffix(string(b[:len(b)-len("data: {\"type\":\"X\"}\n\n")]), "\n") {
 			t.Fatalf("comment %q does not end its lines", text)
+		}
+	})
+}
+
+// FuzzCheckOrigin: whatever the Host and Origin headers hold, checkOrigin
+// never panics, and a request it lets through names a loopback or allowed
+// host, and, for a POST with an Origin, that origin's host is the request's
+// or an allowed one.
+func FuzzCheckOrigin(f *testing.F) {
+	for _, c := range [][2]string{
+		{"127.0.0.1:8080", ""}, {"localhost:8080", "http://localhost:8080"}, {"evil.example", "http://evil.example"},
+		{"[::1]:80", "null"}, {"bff.example:443", "https://bff.example:443"}, {"127.0.0.1.evil.example", ""},
+		{"LOCALHOST", "http://LOCALHOST"}, {"[::1", "http://[::1"}, {"x.localhost:1", "ftp://x"},
+	} {
+		f.Add(c[0], c[1])
+	}
+	s, err := NewServer("http://agent.invalid", &Options{AllowedHosts: []string{"bff.example"}})
+	require.NoError(f, err)
+	defer s.Close()
+	f.Fuzz(func(t *testing.T, host, origin string) {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			r := &http.Request{Method: method, Host: host, Header: http.Header{}}
+			if origin != "" {
+				r.Header.Set("Origin", origin)
+			}
+			err := s.checkOrigin(r)
+			if err != nil {
+				var re *RequestError
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, http.StatusForbidden, re.Status)
+				continue
+			}
+			require.True(t, s.allowedHost(host), "let through a request for %q", host)
+			if method == http.MethodPost && origin != "" {
+				u, err := url.Parse(origin)
+				require.NoError(t, err)
+				require.True(t, strings.EqualFold(u.Host, host) || s.hosts[strings.ToLower(u.Host)], "let through a POST from %q to %q", origin, host)
+			}
 		}
 	})
 }

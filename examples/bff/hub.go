@@ -9,13 +9,33 @@ import (
 	"github.com/agview/agview/view"
 )
 
-// blob is JSON the hub serialised once and shares, read-only, between every
-// viewer of a run: a pane, the header or the state, with the sequence number
-// of the frame in which it last changed.
+// blob is a JSON value the hub serialised once and shares, read-only,
+// between every viewer of a thread: a pane, the header or the state, as the
+// SSE event that carries it, with the sequence number of the frame in which
+// it last changed. Viewers write ev itself, never a copy, so a thread's
+// memory does not grow with its viewers.
 type blob struct {
-	seq  uint64
-	data []byte
+	seq uint64
+	ev  []byte // "event: NAME\ndata: JSON\n\n"
+	// at is where the JSON starts in ev (it ends 2 bytes before ev does:
+	// JSON as marshal writes it holds no line break, so it is one data line).
+	at int
 }
+
+// newBlob returns the blob of the event name carrying data at frame seq.
+func newBlob(seq uint64, name string, data []byte) *blob {
+	ev := make([]byte, 0, len("event: \ndata: \n\n")+len(name)+len(data))
+	ev = append(ev, "event: "...)
+	ev = append(ev, name...)
+	ev = append(ev, "\ndata: "...)
+	at := len(ev)
+	ev = append(ev, data...)
+	ev = append(ev, "\n\n"...)
+	return &blob{seq: seq, ev: ev, at: at}
+}
+
+// json returns the blob's JSON, shared.
+func (b *blob) json() []byte { return b.ev[b.at : len(b.ev)-2] }
 
 // paneBlob is a pane's JSON and the invocation it was made from: while a
 // later view holds the same *view.Invocation the pane is unchanged (package
@@ -35,17 +55,48 @@ type frame struct {
 	byKey  map[string]*paneBlob
 	header *blob
 	state  *blob
+
+	snapOnce sync.Once
+	snap     *blob // the snapshot event, made once by the first viewer that needs it
 }
 
-// hub turns the views of one run's store into frames and tells the run's
-// viewers about them. It is fed by one store subscription (update) and by
-// the run's life cycle (setActive); it never waits for a viewer: each viewer
-// has a one-slot doorbell that a new frame rings, and reads the latest frame
-// when it gets round to it (latest-value semantics, as the store's own
-// subscribers).
+// snapshot returns the frame's snapshot event (EventSnapshot), encoded once
+// and shared by every viewer that connects while the frame is the latest.
+func (f *frame) snapshot() *blob {
+	f.snapOnce.Do(func() {
+		n := 64 + len(f.header.ev) + len(f.state.ev)
+		for _, p := range f.panes {
+			n += len(p.ev)
+		}
+		data := make([]byte, 0, n)
+		data = append(data, `{"run":`...)
+		data = append(data, f.header.json()...)
+		data = append(data, `,"state":`...)
+		data = append(data, f.state.json()...)
+		data = append(data, `,"panes":[`...)
+		for i, p := range f.panes {
+			if i > 0 {
+				data = append(data, ',')
+			}
+			data = append(data, p.json()...)
+		}
+		data = append(data, "]}"...)
+		f.snap = newBlob(f.seq, EventSnapshot, data)
+	})
+	return f.snap
+}
+
+// hub turns the views of one thread's store into frames and tells the
+// thread's viewers about them. It is fed by one store subscription (update)
+// and by the thread's life cycle (setActive); it never waits for a viewer:
+// each viewer has a one-slot doorbell that a new frame rings, and reads the
+// latest frame when it gets round to it (latest-value semantics, as the
+// store's own subscribers). A viewer still writing an old frame when a new
+// one comes, with more than maxQueued bytes of it left, is dropped (kick).
 type hub struct {
 	id, agent string
 	log       *slog.Logger
+	maxQueued int64
 	cur       atomic.Pointer[frame]
 	done      chan struct{} // closed by close: viewers stop
 
@@ -57,13 +108,38 @@ type hub struct {
 	closed bool
 }
 
-// tab is one viewer's doorbell.
-type tab struct{ bell chan struct{} }
+// tab is one viewer: its doorbell, and what it is writing, so that the hub
+// can drop it when it falls behind.
+type tab struct {
+	bell    chan struct{}
+	writing atomic.Uint64 // the frame being written; 0 between writes
+	pending atomic.Int64  // bytes of it not written yet
+	kicked  atomic.Bool   // dropped by the hub: stop at once
+	unblock func()        // makes a write in progress fail (set before join)
+}
 
 func (t *tab) ring() {
 	select {
 	case t.bell <- struct{}{}:
 	default:
+	}
+}
+
+// behind reports whether the tab is still writing a frame older than seq
+// with more than max bytes of it to go.
+func (t *tab) behind(seq uint64, max int64) bool {
+	w := t.writing.Load()
+	return w != 0 && w < seq && t.pending.Load() > max
+}
+
+// kick drops the tab: its handler sees kicked before its next write, and a
+// write in progress fails at once.
+func (t *tab) kick() {
+	if t.kicked.Swap(true) {
+		return
+	}
+	if t.unblock != nil {
+		t.unblock()
 	}
 }
 
@@ -73,7 +149,7 @@ func newHub(id, agent string, v *view.View, active bool, log *slog.Logger) *hub 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &hub{id: id, agent: agent, log: log, done: make(chan struct{}), v: v, active: active, tabs: map[*tab]struct{}{}}
+	h := &hub{id: id, agent: agent, log: log, maxQueued: DefaultMaxQueuedBytes, done: make(chan struct{}), v: v, active: active, tabs: map[*tab]struct{}{}}
 	h.cur.Store(&frame{byKey: map[string]*paneBlob{}})
 	h.mu.Lock()
 	h.render()
@@ -93,7 +169,7 @@ func (h *hub) update(v *view.View) {
 	h.render()
 }
 
-// setActive records whether an agent run is in progress and how the last one
+// setActive records whether a run is in progress and how the last one
 // ended, and renders the header anew.
 func (h *hub) setActive(active bool, runErr string) {
 	h.mu.Lock()
@@ -109,10 +185,11 @@ func (h *hub) view() *view.View {
 	return h.v
 }
 
-// join adds a viewer; leave removes it. After close, join returns a tab
-// whose viewer sees done closed at once.
-func (h *hub) join() (t *tab, leave func()) {
-	t = &tab{bell: make(chan struct{}, 1)}
+// join adds a viewer whose write in progress unblock makes fail (nil: none);
+// leave removes it. After close, join returns a tab whose viewer sees done
+// closed at once.
+func (h *hub) join(unblock func()) (t *tab, leave func()) {
+	t = &tab{bell: make(chan struct{}, 1), unblock: unblock}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.closed {
@@ -160,9 +237,9 @@ func (h *hub) render() {
 		if pb == nil || pb.inv != inv {
 			data, err := marshal(PaneOf(inv, h.v))
 			if err != nil {
-				h.log.Error("cannot encode a pane; keeping its last version", "run", h.id, "pane", key, "err", err)
+				h.log.Error("cannot encode a pane; keeping its last version", "thread", h.id, "pane", key, "err", err)
 			} else {
-				pb = &paneBlob{blob: blob{seq: seq, data: data}, key: key, inv: inv}
+				pb = &paneBlob{blob: *newBlob(seq, EventPane, data), key: key, inv: inv}
 				changed = true
 			}
 		}
@@ -181,27 +258,31 @@ func (h *hub) render() {
 		add(inv)
 	}
 
-	next.header, changed = h.reuse(old.header, HeaderOf(h.id, h.agent, h.v, h.active, h.runErr), seq, changed, "header")
-	next.state, changed = h.reuse(old.state, StateOf(h.v), seq, changed, "state")
+	next.header, changed = h.reuse(old.header, HeaderOf(h.id, h.agent, h.v, h.active, h.runErr), seq, changed, EventRun)
+	next.state, changed = h.reuse(old.state, StateOf(h.v), seq, changed, EventState)
 	if !changed {
 		return
 	}
 	h.cur.Store(next)
 	for t := range h.tabs {
+		if t.behind(seq, h.maxQueued) {
+			h.log.Info("dropped a viewer that fell behind", "thread", h.id, "frame", t.writing.Load(), "latest", seq, "pending", t.pending.Load())
+			t.kick()
+		}
 		t.ring()
 	}
 }
 
-// reuse returns old when x encodes to the same JSON, else a new blob for x
-// at seq, and whether anything has changed so far.
-func (h *hub) reuse(old *blob, x any, seq uint64, changed bool, what string) (*blob, bool) {
+// reuse returns old when x encodes to the same JSON, else a new blob for x,
+// the event name, at seq, and whether anything has changed so far.
+func (h *hub) reuse(old *blob, x any, seq uint64, changed bool, name string) (*blob, bool) {
 	data, err := marshal(x)
 	if err != nil {
-		h.log.Error("cannot encode the "+what+"; keeping its last version", "run", h.id, "err", err)
+		h.log.Error("cannot encode the "+name+" event; keeping its last version", "thread", h.id, "err", err)
 		return old, changed
 	}
-	if old != nil && bytes.Equal(old.data, data) {
+	if old != nil && bytes.Equal(old.json(), data) {
 		return old, changed
 	}
-	return &blob{seq: seq, data: data}, true
+	return newBlob(seq, name, data), true
 }

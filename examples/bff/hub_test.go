@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"iter"
+	"log/slog"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
 )
@@ -33,7 +36,7 @@ func TestHubSerialisesOnlyWhatChanged(t *testing.T) {
 	assert.Equal(t, f1.seq+1, f2.seq)
 	assert.NotSame(t, sa1, f2.byKey["sub:sa1"], "sa1's pane was made anew")
 	assert.Equal(t, f2.seq, f2.byKey["sub:sa1"].seq)
-	assert.Contains(t, string(f2.byKey["sub:sa1"].data), "Looking further")
+	assert.Contains(t, string(f2.byKey["sub:sa1"].json()), "Looking further")
 	assert.Same(t, sa2, f2.byKey["sub:sa2"], "sa2's pane is shared, not serialised again")
 	assert.Same(t, f1.byKey[RootKey], f2.byKey[RootKey])
 	assert.Same(t, f1.header, f2.header, "the header did not change")
@@ -59,7 +62,7 @@ func TestHubSerialisesOnlyWhatChanged(t *testing.T) {
 	h.setActive(false, "boom")
 	f4 := h.latest()
 	assert.NotSame(t, f3.header, f4.header)
-	assert.Contains(t, string(f4.header.data), `"error":"boom"`)
+	assert.Contains(t, string(f4.header.json()), `"error":"boom"`)
 }
 
 // TestHubNeverWaitsForViewers: frames are published whether or not the
@@ -69,7 +72,7 @@ func TestHubNeverWaitsForViewers(t *testing.T) {
 	h := newHub("r", "http://agent", v, true, nil)
 	tabs := make([]*tab, 10)
 	for i := range tabs {
-		tabs[i], _ = h.join()
+		tabs[i], _ = h.join(nil)
 	}
 	for i := range 100 {
 		var err error
@@ -83,7 +86,7 @@ func TestHubNeverWaitsForViewers(t *testing.T) {
 	assert.Equal(t, 10, h.viewers())
 	h.close()
 	assert.Zero(t, h.viewers(), "close drops the viewers")
-	_, leave := h.join()
+	_, leave := h.join(nil)
 	leave()
 	assert.Zero(t, h.viewers(), "a viewer joining a closed hub is not kept")
 	select {
@@ -91,6 +94,36 @@ func TestHubNeverWaitsForViewers(t *testing.T) {
 	default:
 		t.Fatal("done is closed")
 	}
+}
+
+// TestHubDropsViewersThatFallBehind: a viewer still writing an old frame
+// with more than maxQueued bytes of it to go when a new frame comes is
+// kicked; one that is up to date, or nearly done, is not.
+func TestHubDropsViewersThatFallBehind(t *testing.T) {
+	v := fold(t, paneStream...)
+	h := newHub("r", "http://agent", v, true, nil)
+	h.maxQueued = 100
+	var unblocked [3]int
+	tabs := make([]*tab, 3)
+	for i := range tabs {
+		tabs[i], _ = h.join(func() { unblocked[i]++ })
+	}
+	seq := h.latest().seq
+	tabs[0].writing.Store(seq) // stuck on the current frame, far from done
+	tabs[0].pending.Store(1000)
+	tabs[1].writing.Store(seq) // nearly done
+	tabs[1].pending.Store(10)
+	// tabs[2] is between writes.
+	next, err := reducer.FoldJSON(v, []byte(`{"type":"STATE_SNAPSHOT","snapshot":{"k":1}}`))
+	require.NoError(t, err)
+	h.update(next)
+	assert.True(t, tabs[0].kicked.Load(), "the viewer that fell behind is dropped")
+	assert.Equal(t, 1, unblocked[0], "its write in progress is made to fail")
+	assert.False(t, tabs[1].kicked.Load(), "a viewer nearly done is kept")
+	assert.False(t, tabs[2].kicked.Load(), "an idle viewer is kept")
+	assert.Zero(t, unblocked[1]+unblocked[2])
+	h.setActive(false, "")
+	assert.Equal(t, 1, unblocked[0], "a viewer is kicked once")
 }
 
 func TestAppendFrame(t *testing.T) {
@@ -103,9 +136,9 @@ func TestAppendFrame(t *testing.T) {
 	h.setActive(false, "")
 	f := h.latest()
 
-	read := func(b []byte) []transport.SSEEvent {
+	read := func(bs [][]byte) []transport.SSEEvent {
 		var out []transport.SSEEvent
-		for ev, err := range transport.ParseSSE(bytes.NewReader(b), nil) {
+		for ev, err := range transport.ParseSSE(bytes.NewReader(bytes.Join(bs, nil)), nil) {
 			require.NoError(t, err)
 			out = append(out, ev)
 		}
@@ -115,6 +148,8 @@ func TestAppendFrame(t *testing.T) {
 		evs := read(appendFrame(nil, f, 0, true))
 		require.Len(t, evs, 1)
 		assert.Equal(t, EventSnapshot, evs[0].Event)
+		assert.Equal(t, strconv.FormatUint(f.seq, 10), evs[0].ID)
+		assert.Same(t, f.snapshot(), f.snapshot(), "one snapshot per frame, shared by every viewer")
 		var vw viewer
 		require.NoError(t, vw.apply(evs[0]))
 		assert.Len(t, vw.panes, len(f.panes))
@@ -129,9 +164,20 @@ func TestAppendFrame(t *testing.T) {
 		assert.Equal(t, []string{EventPane, EventRun}, names, "sa1's pane, then the header")
 		// Only the last event carries an id: a reader that lost the end of a
 		// write resumes from the frame before.
-		raw := string(appendFrame(nil, f, f1.seq, false))
+		raw := string(bytes.Join(appendFrame(nil, f, f1.seq, false), nil))
 		assert.Equal(t, 1, strings.Count(raw, "\nid: "), "one id line")
-		assert.Contains(t, raw, "event: run\nid: ")
+		assert.Regexp(t, `event: run\ndata: [^\n]*\nid: [0-9]+\n\n$`, raw, "the id ends the last event")
+		assert.Equal(t, strconv.FormatUint(f.seq, 10), evs[len(evs)-1].ID)
+	})
+	t.Run("shared", func(t *testing.T) {
+		// What a viewer writes is the hub's bytes, not a copy: memory does
+		// not grow with the viewers.
+		bs := appendFrame(nil, f, f1.seq, false)
+		require.Len(t, bs, 4, "sa1's pane, the header without its last byte, the id line and the blank line")
+		assert.Same(t, &f.byKey["sub:sa1"].ev[0], &bs[0][0])
+		assert.Same(t, &f.header.ev[0], &bs[1][0])
+		snap := appendFrame(nil, f, 0, true)
+		assert.Same(t, &f.snapshot().ev[0], &snap[0][0])
 	})
 	t.Run("nothing new", func(t *testing.T) {
 		assert.Empty(t, appendFrame(nil, f, f.seq, false))
@@ -153,7 +199,7 @@ func TestParseSince(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := httptest.NewRequestWithContext(context.Background(), "GET", "/runs/x/events"+c.query, nil)
+			r := httptest.NewRequestWithContext(context.Background(), "GET", "/threads/x/events"+c.query, nil)
 			if c.header != "" {
 				r.Header.Set("Last-Event-ID", c.header)
 			}
@@ -185,49 +231,45 @@ func TestAppendComment(t *testing.T) {
 	}
 }
 
-// TestRecorder: the recorder hands on exactly what the runner yields and
-// logs it; followers see the log live, and stop when asked to.
-func TestRecorder(t *testing.T) {
-	l := &eventLog{}
-	l.setActive(true)
+// TestJournalRunner: the runner hands on exactly what the runner it wraps
+// yields, and journals each event's wire JSON before handing it on.
+func TestJournalRunner(t *testing.T) {
+	j := journal.NewMemory("test")
+	defer j.Close()
+	w, err := j.Begin(t.Context(), journal.Lease{Thread: "t", RunID: "r"})
+	require.NoError(t, err)
 	evs := []event.Event{
 		&event.RunStarted{ThreadID: "t", RunID: "r"},
 		&event.RunFinished{ThreadID: "t", RunID: "r"},
 	}
-	r := recorder{runner: sliceRunner(evs), log: l}
+	r := journalRunner{runner: sliceRunner(evs), w: w, log: slog.New(slog.DiscardHandler), thread: "t"}
 	var got []event.Event
-	for e, err := range r.Run(t.Context(), nil) {
+	for e, err := range r.Run(t.Context(), &event.RunAgentInput{RunID: "r"}) {
 		require.NoError(t, err)
 		got = append(got, e)
-		break // stopping early stops the runner
+		th, err := j.Stat(t.Context(), "t")
+		require.NoError(t, err)
+		assert.Equal(t, uint64(len(got)), th.Last, "event %d is journalled before it is handed on", len(got))
+		if len(got) == 1 {
+			break // stopping early stops the runner
+		}
 	}
 	assert.Equal(t, evs[:1], got)
-	for e, err := range r.Run(t.Context(), nil) {
+	for e, err := range r.Run(t.Context(), &event.RunAgentInput{RunID: "r"}) {
 		require.NoError(t, err)
 		got = append(got, e)
 	}
 	assert.Len(t, got, 3)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	n := 0
-	for range l.follow(ctx) {
-		n++
-		if n == 3 {
-			cancel() // the log is active: the follower would wait for more
-		}
+	require.NoError(t, w.End(t.Context()))
+	var types []string
+	for rec, err := range j.Read(t.Context(), "t", 1) {
+		require.NoError(t, err)
+		assert.Equal(t, journal.KindEvent, rec.Kind)
+		e, err := event.Decode(rec.Data)
+		require.NoError(t, err)
+		types = append(types, string(e.EventType()))
 	}
-	assert.Equal(t, 3, n, "a cancelled follower stops")
-	l.setActive(false)
-	n = 0
-	for range l.follow(t.Context()) {
-		n++
-	}
-	assert.Equal(t, 3, n, "a follower of an inactive log stops at its end")
-	l.close()
-	for range l.follow(t.Context()) {
-		t.Fatal("a closed log yields nothing")
-	}
+	assert.Equal(t, []string{"RUN_STARTED", "RUN_STARTED", "RUN_FINISHED"}, types)
 }
 
 type sliceRunner []event.Event

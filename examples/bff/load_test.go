@@ -21,7 +21,7 @@ import (
 // still catch up with the final view. TestMain checks for goroutine leaks.
 func TestManyViewers(t *testing.T) {
 	const viewers, stalled = 50, 5
-	e := newEnv(t, nil, &agenttest.Options{Delay: time.Millisecond}, nil)
+	e := newEnv(t, nil, &agenttest.Options{Delay: time.Millisecond}, &Options{MaxViewersPerClient: viewers})
 	ctx := testCtx(t)
 	info := e.start(t, `{"message":"Can our city electrify its buses?"}`)
 

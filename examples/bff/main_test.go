@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files and the screenshot under testdata")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+	}))
+}
 
 // testCtx returns a context that ends with the test or after a generous
 // deadline, whichever comes first, so that a hang fails instead of stalling.
@@ -41,13 +49,14 @@ type env struct {
 	ts    *httptest.Server
 }
 
-// newEnv starts script (the demo swarm of seed 1 when nil) behind a service
+// newEnv starts script (the service's demo agent, the swarm of seed 1, when
+// nil) behind a service
 // configured with opts. Cleanup closes the service first (ending its
 // streams), then the HTTP server, then the agent.
 func newEnv(t *testing.T, script agenttest.Script, agentOpts *agenttest.Options, opts *Options) *env {
 	t.Helper()
 	if script == nil {
-		script = agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1})
+		script = demoAgent(&agenttest.SwarmConfig{Seed: 1})
 	}
 	e := &env{agent: agenttest.NewServer(script, agentOpts)}
 	t.Cleanup(e.agent.Close)
@@ -61,13 +70,13 @@ func newEnv(t *testing.T, script agenttest.Script, agentOpts *agenttest.Options,
 }
 
 // start POSTs /runs and returns the new run.
-func (e *env) start(t *testing.T, body string) RunInfo {
+func (e *env) start(t *testing.T, body string) ThreadInfo {
 	t.Helper()
-	res, err := http.Post(e.ts.URL+"/runs", "application/json", strings.NewReader(body))
+	res, err := http.Post(e.ts.URL+"/threads", "application/json", strings.NewReader(body))
 	require.NoError(t, err)
 	defer res.Body.Close()
-	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /runs answers 201")
-	var info RunInfo
+	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /threads answers 201")
+	var info ThreadInfo
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
 	assert.Equal(t, info.Page, res.Header.Get("Location"))
 	return info
@@ -146,7 +155,7 @@ func (v *viewer) setHeader(data json.RawMessage) error {
 // watch reads the events stream of body into v until stop says so after an
 // event, or the stream ends.
 func (v *viewer) watch(body io.Reader, stop func(*viewer) bool) error {
-	for ev, err := range transport.ParseSSE(body, nil) {
+	for ev, err := range transport.ParseSSE(body, &transport.Options{MaxEventBytes: 64 << 20}) { // snapshots of large states
 		if err != nil {
 			return err
 		}
@@ -176,7 +185,7 @@ func (e *env) getEvents(t *testing.T, ctx context.Context, id, query string, hea
 // openEvents is getEvents for another goroutine than the test's: the caller
 // closes the body.
 func (e *env) openEvents(ctx context.Context, id, query string, header http.Header) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+"/runs/"+id+"/events"+query, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+"/threads/"+id+"/events"+query, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -201,13 +210,25 @@ func TestRunMain(t *testing.T) {
 		assert.Equal(t, exitOK, run(t.Context(), []string{"-h"}, io.Discard, &stderr))
 		assert.Contains(t, stderr.String(), "-agent")
 	})
+	t.Run("bad journal", func(t *testing.T) {
+		var stderr strings.Builder
+		assert.Equal(t, exitUsage, run(t.Context(), []string{"-journal", "postgres://x", "-addr", "127.0.0.1:0"}, io.Discard, &stderr))
+		assert.Contains(t, stderr.String(), "names no journal")
+	})
+	t.Run("default journal", func(t *testing.T) {
+		t.Setenv("XDG_DATA_HOME", "/data/home")
+		if runtime.GOOS == "linux" {
+			assert.Equal(t, "file:/data/home/agview/bff/threads", defaultJournal(), "the per-user data directory")
+		}
+	})
 	t.Run("serves", func(t *testing.T) {
+		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(testCtx(t))
 		defer cancel()
 		out, w := io.Pipe()
 		code := make(chan int, 1)
 		go func() {
-			code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-delay", "0"}, w, io.Discard)
+			code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-delay", "0", "-journal", "file:" + dir}, w, io.Discard)
 			w.Close()
 		}()
 		line, err := bufio.NewReader(out).ReadString('\n')
@@ -215,16 +236,16 @@ func TestRunMain(t *testing.T) {
 		url, _, ok := strings.Cut(strings.TrimPrefix(line, "agview BFF on "), " ")
 		require.True(t, ok, "first line names the URL: %q", line)
 
-		res, err := http.Post(url+"runs", "application/json", strings.NewReader(`{}`))
+		res, err := http.Post(url+"threads", "application/json", strings.NewReader(`{}`))
 		require.NoError(t, err)
-		var info RunInfo
+		var info ThreadInfo
 		require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
 		res.Body.Close()
 		require.Equal(t, http.StatusCreated, res.StatusCode)
 
 		// Watch the run to its end, then stop the program while the stream
 		// is still open: it must end it and exit cleanly.
-		req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url+"runs/"+info.ID+"/events", nil)
+		req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url+"threads/"+info.ID+"/events", nil)
 		require.NoError(t, err)
 		res, err = http.DefaultClient.Do(req)
 		require.NoError(t, err)

@@ -50,7 +50,10 @@ type Pane struct {
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 	// Children are the keys of the panes nested in this one, in start order.
 	Children []string `json:"children"`
-	// Steps are the invocation's steps in start order.
+	// Steps are the invocation's steps in the order they first started,
+	// each name once: a step a continued invocation starts again (as the
+	// swarm's suspended researcher does after the interrupt is answered)
+	// shows its latest status in its first place.
 	Steps []PaneStep `json:"steps"`
 	// Items are the invocation's messages in creation order: text,
 	// reasoning, tool calls (with their results) and activity.
@@ -158,7 +161,13 @@ func PaneOf(inv *view.Invocation, v *view.View) Pane {
 	for _, c := range inv.Children() {
 		p.Children = append(p.Children, subKey(c))
 	}
+	stepAt := map[string]int{}
 	for _, s := range inv.Steps() {
+		if i, ok := stepAt[s.Name]; ok {
+			p.Steps[i].Status = s.Status
+			continue
+		}
+		stepAt[s.Name] = len(p.Steps)
 		p.Steps = append(p.Steps, PaneStep{Name: s.Name, Status: s.Status})
 	}
 	calls := map[string]view.ToolCall{}
@@ -247,23 +256,23 @@ func ContentText(content json.RawMessage) string {
 	return string(content)
 }
 
-// Header is the JSON form of a run's header: how the conversation stands,
-// without its panes. The service sends it as the data of a "run" event
+// Header is the JSON form of a thread's header: how the conversation
+// stands, without its panes. The service sends it as the data of a "run" event
 // whenever it changed.
 type Header struct {
-	// ID is the service's id of the run (the conversation).
+	// ID is the thread's id: the threadId of every run the service sends.
 	ID string `json:"id"`
 	// Agent is the agent's URL.
 	Agent string `json:"agent"`
-	// Active is true while an agent run is in progress; false once it
-	// ended (the view is then final until the next one starts).
+	// Active is true while a run is in progress; false once it ended (the
+	// view is then final until the next one starts).
 	Active bool `json:"active"`
-	// Error says why the last agent run failed (a transport error, a
+	// Error says why the last run failed (a transport error, a
 	// cancellation), "" when it did not.
 	Error string `json:"error,omitempty"`
-	// Runs are the agent runs of the conversation, in order.
+	// Runs are the runs of the thread, in order.
 	Runs []HeaderRun `json:"runs"`
-	// PendingInterrupts await an answer (POST /runs/{id}/next).
+	// PendingInterrupts await an answer (POST /threads/{id}/runs).
 	PendingInterrupts []event.Interrupt `json:"pendingInterrupts"`
 	// Invocations counts the subagent invocations.
 	Invocations int `json:"invocations"`
@@ -275,16 +284,25 @@ type Header struct {
 }
 
 // MaxHeaderDiagnostics bounds Header.Diagnostics: the header carries the
-// latest ones; GET /runs/{id}/view has them all.
+// latest ones; GET /threads/{id}/view has them all.
 const MaxHeaderDiagnostics = 50
 
-// HeaderRun is one agent run of a Header.
+// HeaderRun is one run of a Header: one request to the agent.
 type HeaderRun struct {
-	ThreadID string                    `json:"threadId"` // RUN_STARTED's thread
-	RunID    string                    `json:"runId"`    // RUN_STARTED's run id
-	Status   view.RunStatus            `json:"status"`   // running, finished, errored, interrupted, incomplete, cancelled or failed
-	Outcome  *event.RunFinishedOutcome `json:"outcome"`  // RUN_FINISHED's outcome; null when absent or not finished
-	Error    *ErrorReport              `json:"error"`    // RUN_ERROR's or the transport's error; null when none
+	ThreadID string                    `json:"threadId"`        // RUN_STARTED's thread
+	RunID    string                    `json:"runId"`           // RUN_STARTED's run id
+	Status   view.RunStatus            `json:"status"`          // running, finished, errored, interrupted, incomplete, cancelled or failed
+	Outcome  *event.RunFinishedOutcome `json:"outcome"`         // RUN_FINISHED's outcome; null when absent or not finished
+	Error    *ErrorReport              `json:"error"`           // RUN_ERROR's or the transport's error; null when none
+	Usage    *RunUsage                 `json:"usage,omitempty"` // the tokens the run reported; absent when it reported none
+}
+
+// RunUsage is a run's token usage, summed over what it reported
+// (view.Run.Tokens).
+type RunUsage struct {
+	Input  int64 `json:"input"`  // tokens read
+	Output int64 `json:"output"` // tokens written
+	Total  int64 `json:"total"`  // tokens in all
 }
 
 // HeaderDiagnostic is one diagnostic of a Header.
@@ -296,8 +314,8 @@ type HeaderDiagnostic struct {
 	Message string        `json:"message"` // what, where and why
 }
 
-// HeaderOf returns the header of the run id, for the agent at agent, whose
-// latest view is v; active and runErr say whether an agent run is in progress
+// HeaderOf returns the header of the thread id, for the agent at agent,
+// whose latest view is v; active and runErr say whether a run is in progress
 // and how the last one ended.
 func HeaderOf(id, agent string, v *view.View, active bool, runErr string) Header {
 	h := Header{
@@ -315,7 +333,11 @@ func HeaderOf(id, agent string, v *view.View, active bool, runErr string) Header
 		h.PendingInterrupts = []event.Interrupt{}
 	}
 	for _, r := range v.Runs() {
-		h.Runs = append(h.Runs, HeaderRun{ThreadID: r.ThreadID, RunID: r.RunID, Status: r.Status, Outcome: r.Outcome, Error: errorReport(r.Error)})
+		hr := HeaderRun{ThreadID: r.ThreadID, RunID: r.RunID, Status: r.Status, Outcome: r.Outcome, Error: errorReport(r.Error)}
+		if tk := r.Tokens(); tk.Reported {
+			hr.Usage = &RunUsage{Input: tk.Input, Output: tk.Output, Total: tk.Total}
+		}
+		h.Runs = append(h.Runs, hr)
 	}
 	ds := v.Diagnostics()
 	for _, d := range ds[max(0, len(ds)-MaxHeaderDiagnostics):] {
@@ -324,7 +346,7 @@ func HeaderOf(id, agent string, v *view.View, active bool, runErr string) Header
 	return h
 }
 
-// State is the JSON form of the run-scoped state, sent as the data of a
+// State is the JSON form of the thread's state, sent as the data of a
 // "state" event whenever it changed.
 type State struct {
 	// State is the document (any JSON value).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -219,6 +220,26 @@ func TestHeaderOf(t *testing.T) {
 	assert.Equal(t, "boom", h.Error)
 }
 
+// TestHeaderTokens: a run's reported token usage, summed over its entries,
+// is in the header as tokens in, out and total; a run that reported none
+// has no usage.
+func TestHeaderTokens(t *testing.T) {
+	v := fold(t,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r1"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r1","usage":[{"model":"a","inputTokens":100,"outputTokens":20},{"model":"b","inputTokens":5,"outputTokens":1,"totalTokens":7}]}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r2"}`,
+	)
+	h := HeaderOf("t", "http://agent", v, false, "")
+	require.Len(t, h.Runs, 2)
+	assert.Equal(t, &RunUsage{Input: 105, Output: 21, Total: 127}, h.Runs[0].Usage)
+	assert.Nil(t, h.Runs[1].Usage, "no usage reported")
+	data, err := marshal(h)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"usage":{"input":105,"output":21,"total":127}`)
+	assert.Equal(t, 1, strings.Count(string(data), `"usage"`), "absent when not reported")
+}
+
 func TestStateOf(t *testing.T) {
 	v := fold(t,
 		`{"type":"RUN_STARTED","threadId":"th","runId":"r1"}`,
@@ -244,11 +265,9 @@ func TestSwarmSnapshotGolden(t *testing.T) {
 	}
 	h := newHub("run-golden", "http://agent.example", v, false, nil)
 	f := h.latest()
-	ev := appendFrame(nil, f, 0, true)
-	_, data, ok := bytes.Cut(ev, []byte("\ndata: "))
-	require.True(t, ok)
+	data := f.snapshot().json()
 	var pretty bytes.Buffer
-	require.NoError(t, json.Indent(&pretty, bytes.TrimSpace(data), "", "  "))
+	require.NoError(t, json.Indent(&pretty, data, "", "  "))
 	pretty.WriteByte('\n')
 
 	path := filepath.Join("testdata", "swarm-snapshot.golden.json")

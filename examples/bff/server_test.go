@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,25 +63,25 @@ func TestRequests(t *testing.T) {
 		status                   int
 		contains                 string
 	}{
-		{"start: not JSON", "POST", "/runs", "{", nil, 400, "body"},
-		{"start: unknown field", "POST", "/runs", `{"mesage":"hi"}`, nil, 400, `unknown field "mesage"`},
-		{"start: wrong type", "POST", "/runs", `{"message":42}`, nil, 400, "message: want a JSON string"},
-		{"start: two values", "POST", "/runs", `{} {}`, nil, 400, "more than one JSON value"},
-		{"start: too large", "POST", "/runs", big, nil, 413, "larger than"},
-		{"start: not declared JSON", "POST", "/runs", `{}`, http.Header{"Content-Type": {"text/plain"}}, 415, "Content-Type"},
-		{"next: not declared JSON", "POST", "/runs/" + busy.ID + "/next", `{}`, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, 415, "Content-Type"},
-		{"next: unknown run", "POST", "/runs/nope/next", `{}`, nil, 404, "no such run"},
-		{"next: bad answer", "POST", "/runs/" + busy.ID + "/next", `{"answer":"maybe"}`, nil, 400, "answer"},
-		{"next: null payload", "POST", "/runs/" + busy.ID + "/next", `{"payload":null}`, nil, 400, "payload"},
-		{"next: cancelled with payload", "POST", "/runs/" + busy.ID + "/next", `{"answer":"cancelled","payload":1}`, nil, 400, "payload"},
-		{"next: busy", "POST", "/runs/" + busy.ID + "/next", `{"message":"more"}`, nil, 409, "still in progress"},
-		{"events: unknown run", "GET", "/runs/nope/events", "", nil, 404, "no such run"},
-		{"events: bad since", "GET", "/runs/" + busy.ID + "/events?since=-1", "", nil, 400, "since"},
-		{"events: bad Last-Event-ID", "GET", "/runs/" + busy.ID + "/events", "", http.Header{"Last-Event-Id": {"x"}}, 400, "Last-Event-ID"},
-		{"legacy: unknown run", "GET", "/runs/nope/legacy", "", nil, 404, "no such run"},
-		{"view: unknown run", "GET", "/runs/nope/view", "", nil, 404, "no such run"},
-		{"page: unknown run", "GET", "/runs/nope", "", nil, 404, "no such run"},
-		{"wrong method", "PUT", "/runs", "", nil, 405, ""},
+		{"start: not JSON", "POST", "/threads", "{", nil, 400, "body"},
+		{"start: unknown field", "POST", "/threads", `{"mesage":"hi"}`, nil, 400, `unknown field "mesage"`},
+		{"start: wrong type", "POST", "/threads", `{"message":42}`, nil, 400, "message: want a JSON string"},
+		{"start: two values", "POST", "/threads", `{} {}`, nil, 400, "more than one JSON value"},
+		{"start: too large", "POST", "/threads", big, nil, 413, "larger than"},
+		{"start: not declared JSON", "POST", "/threads", `{}`, http.Header{"Content-Type": {"text/plain"}}, 415, "Content-Type"},
+		{"next: not declared JSON", "POST", "/threads/" + busy.ID + "/runs", `{}`, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, 415, "Content-Type"},
+		{"next: unknown run", "POST", "/threads/nope/runs", `{}`, nil, 404, "no such thread"},
+		{"next: bad answer", "POST", "/threads/" + busy.ID + "/runs", `{"answer":"maybe"}`, nil, 400, "answer"},
+		{"next: null payload", "POST", "/threads/" + busy.ID + "/runs", `{"payload":null}`, nil, 400, "payload"},
+		{"next: cancelled with payload", "POST", "/threads/" + busy.ID + "/runs", `{"answer":"cancelled","payload":1}`, nil, 400, "payload"},
+		{"next: busy", "POST", "/threads/" + busy.ID + "/runs", `{"message":"more"}`, nil, 409, "still in progress"},
+		{"events: unknown run", "GET", "/threads/nope/events", "", nil, 404, "no such thread"},
+		{"events: bad since", "GET", "/threads/" + busy.ID + "/events?since=-1", "", nil, 400, "since"},
+		{"events: bad Last-Event-ID", "GET", "/threads/" + busy.ID + "/events", "", http.Header{"Last-Event-Id": {"x"}}, 400, "Last-Event-ID"},
+		{"legacy: unknown run", "GET", "/threads/nope/legacy", "", nil, 404, "no such thread"},
+		{"view: unknown run", "GET", "/threads/nope/view", "", nil, 404, "no such thread"},
+		{"page: unknown run", "GET", "/threads/nope", "", nil, 404, "no such thread"},
+		{"wrong method", "PUT", "/threads", "", nil, 405, ""},
 		{"no such route", "GET", "/nope", "", nil, 404, ""},
 	}
 	for _, c := range cases {
@@ -102,9 +106,9 @@ func TestStatusOf(t *testing.T) {
 		want int
 	}{
 		{&RequestError{Status: 413, Where: "body"}, 413},
-		{ErrUnknownRun, 404},
+		{ErrUnknownThread, 404},
 		{ErrBusy, 409},
-		{ErrTooManyRuns, 503},
+		{ErrTooManyThreads, 503},
 		{ErrClosed, 503},
 		{errors.New("other"), 500},
 	}
@@ -119,7 +123,7 @@ func TestStatusOf(t *testing.T) {
 func TestStartToFinalView(t *testing.T) {
 	e := newEnv(t, nil, nil, nil)
 	info := e.start(t, `{"message":"Electric buses?"}`)
-	assert.True(t, info.Active, "the answer to POST /runs says the run is in progress")
+	assert.True(t, info.Active, "the answer to POST /threads says the run is in progress")
 	v, err := e.svc.Wait(testCtx(t), info.ID)
 	require.NoError(t, err)
 
@@ -135,9 +139,9 @@ func TestStartToFinalView(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(body), "GET view is the store's view")
 
-	res, body = do(t, "GET", e.ts.URL+"/runs", "", nil)
+	res, body = do(t, "GET", e.ts.URL+"/threads", "", nil)
 	require.Equal(t, http.StatusOK, res.StatusCode)
-	var list []RunInfo
+	var list []ThreadInfo
 	require.NoError(t, json.Unmarshal(body, &list))
 	require.Len(t, list, 1)
 	assert.Equal(t, info.ID, list[0].ID)
@@ -158,12 +162,16 @@ func TestStartToFinalView(t *testing.T) {
 	}
 }
 
-// TestNextAnswersTheInterrupt: the demo swarm ends on an approval
-// interrupt; POST /runs/{id}/next answers it (client.NextInput) and the
-// agent run that continues it folds into the same view.
-func TestNextAnswersTheInterrupt(t *testing.T) {
+// TestConversation: the demo swarm ends on an approval interrupt; POST
+// /threads/{id}/runs answers it (client.NextInput) with the user's next
+// message, and the run that continues it folds into the same view, on the
+// same thread: what was typed is what was sent, the user's messages show in
+// the parent's pane in order, the continued invocation's steps do not
+// repeat, and the run ids are the agent's.
+func TestConversation(t *testing.T) {
 	e := newEnv(t, nil, nil, nil)
-	info := e.start(t, "")
+	info := e.start(t, `{"message":"Should our city electrify its buses?"}`)
+	assert.NotEmpty(t, info.RunID, "the answer names the first run")
 	ctx := testCtx(t)
 	v, err := e.svc.Wait(ctx, info.ID)
 	require.NoError(t, err)
@@ -175,7 +183,7 @@ func TestNextAnswersTheInterrupt(t *testing.T) {
 
 	// A viewer connected before the next agent run sees it happen.
 	events := e.getEvents(t, ctx, info.ID, "", nil)
-	res, body := do(t, "POST", e.ts.URL+"/runs/"+info.ID+"/next", `{"answer":"resolved","payload":{"approved":true},"message":"Go ahead."}`, nil)
+	res, body := do(t, "POST", e.ts.URL+"/threads/"+info.ID+"/runs", `{"answer":"resolved","payload":{"approved":true},"message":"Go ahead."}`, nil)
 	require.Equal(t, http.StatusAccepted, res.StatusCode, "body: %s", body)
 	var vw viewer
 	require.NoError(t, vw.watch(events.Body, func(v *viewer) bool { return idle(v) && len(v.header.Runs) == 2 }))
@@ -205,9 +213,82 @@ func TestNextAnswersTheInterrupt(t *testing.T) {
 	want, err := marshal(PaneOf(v.Invocation(suspended), v))
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(vw.panes[subKey(suspended)]), "the viewer has the continued invocation's final pane")
+
+	// One thread, two runs: the ids sent are the ids the page shows.
+	for i, in := range inputs {
+		assert.Equal(t, info.ID, in.ThreadID, "run %d is on the thread", i)
+		assert.Equal(t, in.RunID, runs[i].RunID, "run %d: the page's run id is the one sent", i)
+		assert.Equal(t, in.RunID, vw.header.Runs[i].RunID, "run %d: the header's run id is the one sent", i)
+	}
+	assert.NotEqual(t, inputs[0].RunID, inputs[1].RunID, "each run has its own id")
+	assert.Equal(t, info.RunID, inputs[0].RunID)
+	assert.JSONEq(t, `"Should our city electrify its buses?"`, string(inputs[0].Messages[0].Content), "what is typed is what is sent")
+
+	// The parent's pane holds the user's messages, in order.
+	var root Pane
+	require.NoError(t, json.Unmarshal(vw.panes[RootKey], &root))
+	var said []string
+	for _, it := range root.Items {
+		if it.Kind == ItemText && it.Role == event.RoleUser {
+			said = append(said, it.Text)
+		}
+	}
+	assert.Equal(t, []string{"Should our city electrify its buses?", "Go ahead."}, said, "the user's messages in the parent's pane")
+	assert.Less(t, textIndex(root, "Should our city electrify its buses?"), textIndex(root, "Go ahead."))
+
+	// The continued researcher started its step again: one chip.
+	var sp Pane
+	require.NoError(t, json.Unmarshal(vw.panes[subKey(suspended)], &sp))
+	names := map[string]int{}
+	for _, s := range sp.Steps {
+		names[s.Name]++
+		assert.Equal(t, view.EntityClosed, s.Status, "step %s ended", s.Name)
+	}
+	for name, n := range names {
+		assert.Equal(t, 1, n, "step %s shows once", name)
+	}
+	require.NotEmpty(t, names)
+	assert.Greater(t, len(v.Invocation(suspended).Steps()), len(sp.Steps), "the view holds the step twice, the pane once")
 }
 
-// TestLegacyStream: GET /runs/{id}/legacy re-emits the agent's stream with
+// textIndex returns the index of the first text item of p holding text, or -1.
+func textIndex(p Pane, text string) int {
+	for i, it := range p.Items {
+		if it.Kind == ItemText && it.Text == text {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestStop: POST /threads/{id}/stop cancels the run in progress; the run
+// reads as cancelled, what it streamed kept; with no run in progress it is
+// a 409.
+func TestStop(t *testing.T) {
+	e := newEnv(t, nil, &agenttest.Options{Delay: 20 * time.Millisecond}, nil)
+	info := e.start(t, `{"message":"Slowly, please."}`)
+	ctx := testCtx(t)
+	events := e.getEvents(t, ctx, info.ID, "", nil)
+	var vw viewer
+	require.NoError(t, vw.watch(events.Body, func(v *viewer) bool { return len(v.panes) > 1 }), "a subagent started")
+
+	res, body := do(t, "POST", e.ts.URL+info.Stop, "", nil)
+	require.Equal(t, http.StatusAccepted, res.StatusCode, "body: %s", body)
+	v, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	run, ok := v.LastRun()
+	require.True(t, ok)
+	assert.Equal(t, view.RunCancelled, run.Status)
+	assert.Positive(t, v.InvocationCount(), "what the run streamed is kept")
+
+	res, body = do(t, "POST", e.ts.URL+info.Stop, "", nil)
+	assert.Equal(t, http.StatusConflict, res.StatusCode)
+	assert.Contains(t, string(body), "no run of this thread is in progress")
+	res, _ = do(t, "POST", e.ts.URL+"/threads/nope/stop", "", nil)
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+}
+
+// TestLegacyStream: GET /threads/{id}/legacy re-emits the agent's stream with
 // subagents hidden; a consumer older than subagent support folds it without
 // a violation into the same messages, untagged.
 func TestLegacyStream(t *testing.T) {
@@ -360,7 +441,7 @@ func TestEventsSince(t *testing.T) {
 // hub returns the hub of run id, for tests that look inside.
 func (s *Server) hub(t *testing.T, id string) *hub {
 	t.Helper()
-	conv, err := s.lookup(id)
+	conv, err := s.lookup(t.Context(), id)
 	require.NoError(t, err)
 	return conv.hub
 }
@@ -393,7 +474,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	events := e.getEvents(t, ctx, info.ID, "", nil)
 	var v viewer
 	require.NoError(t, v.watch(events.Body, func(v *viewer) bool { return len(v.panes) >= 2 }), "the run got going")
-	conv, err := e.svc.lookup(info.ID)
+	conv, err := e.svc.lookup(ctx, info.ID)
 	require.NoError(t, err)
 	legacyRes, err := http.Get(e.ts.URL + info.Legacy)
 	require.NoError(t, err)
@@ -404,12 +485,12 @@ func TestCloseEndsEverything(t *testing.T) {
 	assert.NoError(t, err, "the event stream ended cleanly")
 	_, err = io.Copy(io.Discard, legacyRes.Body)
 	assert.NoError(t, err, "the legacy stream ended cleanly")
-	final := conv.client.Store().View()
+	final := conv.st.View()
 	run, ok := final.LastRun()
 	require.True(t, ok)
 	assert.Equal(t, view.RunCancelled, run.Status)
 
-	res, _ := do(t, "POST", e.ts.URL+"/runs", "", nil)
+	res, _ := do(t, "POST", e.ts.URL+"/threads", "", nil)
 	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
 	res, _ = do(t, "GET", e.ts.URL+info.Events, "", nil)
 	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
@@ -454,11 +535,11 @@ func TestAgentFailures(t *testing.T) {
 	}
 }
 
-// TestMaxRuns: beyond MaxRuns the oldest idle run is dropped; when none is
+// TestMaxThreads: beyond MaxThreads the oldest idle run is dropped; when none is
 // idle a new run is refused.
-func TestMaxRuns(t *testing.T) {
+func TestMaxThreads(t *testing.T) {
 	t.Run("drops the oldest idle", func(t *testing.T) {
-		e := newEnv(t, nil, nil, &Options{MaxRuns: 2})
+		e := newEnv(t, nil, nil, &Options{MaxThreads: 2})
 		ctx := testCtx(t)
 		var ids []string
 		for range 3 {
@@ -467,19 +548,28 @@ func TestMaxRuns(t *testing.T) {
 			require.NoError(t, err)
 			ids = append(ids, info.ID)
 		}
-		res, _ := do(t, "GET", e.ts.URL+"/runs/"+ids[0]+"/view", "", nil)
-		assert.Equal(t, http.StatusNotFound, res.StatusCode, "the oldest run was dropped")
-		for _, id := range ids[1:] {
-			res, _ := do(t, "GET", e.ts.URL+"/runs/"+id+"/view", "", nil)
-			assert.Equal(t, http.StatusOK, res.StatusCode, "run %s is kept", id)
+		e.svc.mu.Lock()
+		var followed []string
+		for _, th := range e.svc.order {
+			followed = append(followed, th.id)
 		}
+		e.svc.mu.Unlock()
+		assert.Equal(t, ids[1:], followed, "the oldest thread is no longer followed")
+		// It is still in the journal: asking for it follows it again.
+		res, body := do(t, "GET", e.ts.URL+"/threads/"+ids[0]+"/view", "", nil)
+		assert.Equal(t, http.StatusOK, res.StatusCode, "the oldest thread is read from the journal again")
+		var v struct {
+			Runs []json.RawMessage `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal(body, &v))
+		assert.Len(t, v.Runs, 1, "with its run")
 	})
 	t.Run("refuses when none is idle", func(t *testing.T) {
-		e := newEnv(t, nil, &agenttest.Options{Delay: time.Hour}, &Options{MaxRuns: 1})
+		e := newEnv(t, nil, &agenttest.Options{Delay: time.Hour}, &Options{MaxThreads: 1})
 		e.start(t, "")
-		res, body := do(t, "POST", e.ts.URL+"/runs", "", nil)
+		res, body := do(t, "POST", e.ts.URL+"/threads", "", nil)
 		assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
-		assert.Contains(t, string(body), "too many runs")
+		assert.Contains(t, string(body), "too many threads")
 	})
 }
 
@@ -490,7 +580,7 @@ func TestWebSocketAgent(t *testing.T) {
 	svc, err := NewServer(agent.WSURL(), nil)
 	require.NoError(t, err)
 	defer svc.Close()
-	info, err := svc.Start("")
+	info, err := svc.Start(t.Context(), "")
 	require.NoError(t, err)
 	v, err := svc.Wait(testCtx(t), info.ID)
 	require.NoError(t, err)
@@ -501,4 +591,168 @@ func TestWebSocketAgent(t *testing.T) {
 	assert.Equal(t, want.InvocationCount(), v.InvocationCount())
 	assert.Equal(t, want.MessageCount(), v.MessageCount())
 	assert.Zero(t, v.ViolationCount())
+}
+
+// TestHostAndOrigin: a request for another Host than the service's
+// (DNS rebinding) is refused, and so is a POST from another origin; the
+// service's own names and origin, and requests without Origin, are served.
+func TestHostAndOrigin(t *testing.T) {
+	e := newEnv(t, nil, nil, &Options{AllowedHosts: []string{"bff.example", "app.example:8443"}})
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(e.ts.URL, "http://"))
+	require.NoError(t, err)
+	cases := []struct {
+		name, method, path, host string
+		header                   http.Header
+		status                   int
+		where                    string
+	}{
+		{"foreign host", "GET", "/threads", "evil.example:" + port, nil, 403, "Host"},
+		{"foreign host, page", "GET", "/", "evil.example", nil, 403, "Host"},
+		{"foreign host, events", "GET", "/threads/x/events", "rebind.evil.example:" + port, nil, 403, "Host"},
+		{"foreign host, start", "POST", "/threads", "evil.example:" + port, nil, 403, "Host"},
+		{"allowed port only", "GET", "/threads", "app.example:80", nil, 403, "Host"},
+		{"loopback", "GET", "/threads", "127.0.0.1:" + port, nil, 200, ""},
+		{"localhost", "GET", "/threads", "localhost:" + port, nil, 200, ""},
+		{"ipv6 loopback", "GET", "/threads", "[::1]:" + port, nil, 200, ""},
+		{"allowed name on any port", "GET", "/threads", "BFF.example:9000", nil, 200, ""},
+		{"allowed name and port", "GET", "/threads", "app.example:8443", nil, 200, ""},
+		{"cross-origin POST", "POST", "/threads", "", http.Header{"Origin": {"http://evil.example"}}, 403, "Origin"},
+		{"cross-origin POST, same port", "POST", "/threads", "", http.Header{"Origin": {"http://evil.example:" + port}}, 403, "Origin"},
+		{"null origin", "POST", "/threads", "", http.Header{"Origin": {"null"}}, 403, "Origin"},
+		{"cross-site fetch", "POST", "/threads", "", http.Header{"Sec-Fetch-Site": {"cross-site"}}, 403, "Origin"},
+		{"cross-origin stop", "POST", "/threads/x/stop", "", http.Header{"Origin": {"https://evil.example"}}, 403, "Origin"},
+		{"same origin", "POST", "/threads", "", http.Header{"Origin": {e.ts.URL}}, 201, ""},
+		{"allowed origin", "POST", "/threads", "", http.Header{"Origin": {"https://app.example:8443"}}, 201, ""},
+		{"no origin (curl)", "POST", "/threads", "", nil, 201, ""},
+		{"cross-origin GET", "GET", "/threads", "", http.Header{"Origin": {"http://evil.example"}}, 200, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(testCtx(t), c.method, e.ts.URL+c.path, strings.NewReader(`{}`))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			for k, vs := range c.header {
+				req.Header[k] = vs
+			}
+			if c.host != "" {
+				req.Host = c.host
+			}
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			body, _ := io.ReadAll(res.Body)
+			require.Equal(t, c.status, res.StatusCode, "body: %s", body)
+			if c.where != "" {
+				assert.Contains(t, string(body), "bad request: "+c.where+":")
+			}
+			if res.StatusCode == http.StatusCreated {
+				var info ThreadInfo
+				require.NoError(t, json.Unmarshal(body, &info))
+				_, err := e.svc.Wait(testCtx(t), info.ID)
+				require.NoError(t, err)
+			}
+		})
+	}
+	assert.Len(t, e.agent.Inputs(), 3, "only the allowed POSTs started runs")
+}
+
+// TestViewerLimits: beyond Options.MaxViewersPerClient streams from one
+// address, or Options.MaxViewers in all, a stream is refused with 429; a
+// stream that ends frees its place.
+func TestViewerLimits(t *testing.T) {
+	e := newEnv(t, nil, &agenttest.Options{Delay: 20 * time.Millisecond}, &Options{MaxViewers: 3, MaxViewersPerClient: 2})
+	info := e.start(t, "")
+	ctx := testCtx(t)
+	open := func(path string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+path, nil)
+		require.NoError(t, err)
+		return http.DefaultClient.Do(req)
+	}
+	r1, err := open(info.Events)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, r1.StatusCode)
+	r2, err := open(info.Legacy)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, r2.StatusCode)
+	defer r2.Body.Close()
+
+	res, body := do(t, "GET", e.ts.URL+info.Events, "", nil)
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, "a third stream from one address")
+	assert.Contains(t, string(body), "too many event streams")
+
+	// Another address: a request whose RemoteAddr differs, straight to the
+	// handler.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequestWithContext(ctx, "GET", info.Events, nil)
+	req.RemoteAddr, req.Host = "192.0.2.1:1234", "127.0.0.1"
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.svc.ServeHTTP(rec, req.WithContext(sctx))
+	}()
+	require.Eventually(t, func() bool {
+		e.svc.viewers.mu.Lock()
+		defer e.svc.viewers.mu.Unlock()
+		return e.svc.viewers.total == 3
+	}, 10*time.Second, time.Millisecond, "the stream from another address is served")
+	req2 := httptest.NewRequestWithContext(ctx, "GET", info.Events, nil)
+	req2.RemoteAddr, req2.Host = "192.0.2.2:1234", "127.0.0.1"
+	rec2 := httptest.NewRecorder()
+	e.svc.ServeHTTP(rec2, req2)
+	assert.Equal(t, http.StatusTooManyRequests, rec2.Code, "beyond MaxViewers in all")
+	stop()
+	<-done
+
+	r1.Body.Close()
+	require.Eventually(t, func() bool {
+		res, err := open(info.Events)
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	}, 10*time.Second, 10*time.Millisecond, "a stream that ended frees its place")
+	_, err = e.svc.Stop(ctx, info.ID)
+	require.NoError(t, err)
+	_, err = e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+}
+
+// TestExpiredInterrupt: resolving an interrupt whose expiresAt has passed is
+// refused as the client refuses it (409, naming the interrupt), with
+// nothing journalled and nothing sent; cancelling it continues the thread.
+func TestExpiredInterrupt(t *testing.T) {
+	script := agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		end := &event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}
+		if len(in.Resume) == 0 {
+			end.Outcome = &event.RunFinishedOutcome{Type: event.OutcomeInterrupt, Interrupts: []event.Interrupt{
+				{ID: "approve-1", Reason: "confirmation", ExpiresAt: event.Ptr("2001-01-01T00:00:00Z")},
+			}}
+		}
+		return agenttest.Events(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, end).Frames(in)
+	})
+	e := newEnv(t, script, nil, nil)
+	ctx := testCtx(t)
+	info := e.start(t, `{"message":"Buy it?"}`)
+	_, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	before, err := e.svc.View(ctx, info.ID)
+	require.NoError(t, err)
+
+	res, body := do(t, "POST", e.ts.URL+info.Runs, `{"answer":"resolved","payload":{"approved":true}}`, nil)
+	assert.Equal(t, http.StatusConflict, res.StatusCode, "body: %s", body)
+	assert.Contains(t, string(body), "approve-1")
+	assert.Len(t, e.agent.Inputs(), 1, "nothing sent")
+	after, err := e.svc.View(ctx, info.ID)
+	require.NoError(t, err)
+	assert.Equal(t, before.EventCount(), after.EventCount(), "nothing journalled")
+	assert.Len(t, after.Runs(), 1)
+
+	res, body = do(t, "POST", e.ts.URL+info.Runs, `{"answer":"cancelled"}`, nil)
+	require.Equal(t, http.StatusAccepted, res.StatusCode, "body: %s", body)
+	v, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+	assert.Len(t, v.Runs(), 2)
+	assert.Empty(t, v.PendingInterrupts())
 }

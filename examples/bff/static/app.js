@@ -1,6 +1,8 @@
 // The page of the agview BFF example. It never talks to the agent: it reads
-// the service's event stream (GET /runs/{id}/events) and draws one pane per
-// invocation, nested as the tree nests. Every string from the stream is
+// the service's event stream (GET /threads/{id}/events) and draws one pane
+// per invocation, nested as the tree nests. In AG-UI's words a thread is the
+// conversation and a run is one request to the agent on it: each message
+// sent, or answer given, starts a run. Every string from the stream is
 // inserted as text, never as HTML.
 "use strict";
 
@@ -86,7 +88,7 @@
     node.append(text.slice(last));
   }
 
-  const match = location.pathname.match(/^\/runs\/([^/]+)$/);
+  const match = location.pathname.match(/^\/threads\/([^/]+)$/);
   if (match) {
     watch(decodeURIComponent(match[1]));
   } else {
@@ -102,23 +104,23 @@
       e.preventDefault();
       $("#ask-button").disabled = true;
       try {
-        const info = await post("/runs", { message: $("#ask-input").value });
+        const info = await post("/threads", { message: $("#ask-input").value });
         location.assign(info.page);
       } catch (err) {
-        $("#conn").textContent = "could not start a run: " + err.message;
+        $("#conn").textContent = "could not start a thread: " + err.message;
         $("#ask-button").disabled = false;
       }
     });
-    fetch("/runs")
+    fetch("/threads")
       .then((r) => r.json())
-      .then((runs) => {
-        const list = $("#run-list");
-        if (runs.length === 0) list.append(el("li", "hint", "No runs yet."));
-        for (const r of runs.slice().reverse()) {
+      .then((threads) => {
+        const list = $("#thread-list");
+        if (threads.length === 0) list.append(el("li", "hint", "No threads yet."));
+        for (const t of threads.slice().reverse()) {
           const li = el("li");
-          const a = el("a", "mono", r.id);
-          a.href = r.page;
-          li.append(a, " ", badge(r.active ? "running" : r.status || "idle"), " ", el("span", "hint", new Date(r.created).toLocaleString()));
+          const a = el("a", "mono", t.id);
+          a.href = t.page;
+          li.append(a, " ", badge(t.active ? "running" : t.status || "idle"), " ", el("span", "hint", new Date(t.created).toLocaleString()));
           list.append(li);
         }
       });
@@ -128,12 +130,19 @@
 
   function watch(id) {
     $("#watch").hidden = false;
-    const base = "/runs/" + encodeURIComponent(id);
+    const base = "/threads/" + encodeURIComponent(id);
     $("#legacy-link").href = base + "/legacy";
     $("#view-link").href = base + "/view";
     $("#legacy-link").hidden = $("#view-link").hidden = false;
     $("#ask-button").textContent = "Send";
-    $("#ask-input").placeholder = "Continue the conversation…";
+    $("#ask-input").placeholder = "Continue the thread…";
+    $("#stop").addEventListener("click", async () => {
+      try {
+        await post(base + "/stop", {});
+      } catch (err) {
+        $("#conn").textContent = "could not stop the run: " + err.message;
+      }
+    });
 
     const panes = new Map(); // pane key -> {el, kids, data}
     let header = null;
@@ -310,22 +319,30 @@
       document.title = "agview · " + status;
 
       const sum = $("#summary");
+      const thread = el("span", "count", "thread ");
+      thread.append(el("code", "thread-id", id));
+      thread.title = "the conversation: the threadId of every run";
       sum.replaceChildren(
         badge(status),
+        thread,
+        el("span", "count", h.runs.length + " run" + (h.runs.length === 1 ? "" : "s")),
         el("span", "count", h.invocations + " subagent" + (h.invocations === 1 ? "" : "s")),
         el("span", "count", h.violations + " rejected"),
-        el("code", "", id),
       );
       if (h.error) sum.append(el("span", "count", "⚠ " + h.error));
 
+      $("#runs-thread").textContent = id;
       const runs = $("#runs");
       runs.replaceChildren();
       for (const r of h.runs) {
         const li = el("li");
-        li.append(el("code", "", r.runId), " ", badge(r.status));
+        li.dataset.runId = r.runId;
+        li.append(el("code", "run-id", r.runId), " ", badge(r.status));
+        if (r.usage) li.append(" ", el("span", "tokens hint", tokens(r.usage)));
         if (r.error) li.append(" ", el("span", "hint", r.error.message));
         runs.append(li);
       }
+      $("#stop").hidden = !h.active;
 
       const box = $("#interrupts");
       box.replaceChildren();
@@ -359,9 +376,18 @@
       $("#state-by").textContent = s.changedBy ? "last changed by " + s.changedBy : "";
     }
 
+    // tokens says how many tokens a run used.
+    function tokens(u) {
+      const parts = [];
+      if (u.input !== undefined) parts.push(u.input + " in");
+      if (u.output !== undefined) parts.push(u.output + " out");
+      if (u.total !== undefined) parts.push(u.total + " total");
+      return parts.length ? "tokens: " + parts.join(", ") : "";
+    }
+
     async function answer(body) {
       try {
-        await post(base + "/next", body);
+        await post(base + "/runs", body);
       } catch (err) {
         $("#conn").textContent = "could not continue: " + err.message;
       }
