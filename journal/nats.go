@@ -363,7 +363,11 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 		}
 		backoff := 50 * time.Millisecond
 		for {
-			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: time.Minute}
+			// MaxResetAttempts 1: when the library cannot make its consumer
+			// again at once, consume ends with the error and this loop
+			// (whose calls are bounded and which watches ctx) tries again,
+			// instead of the library retrying without end, deaf to ctx.
+			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: time.Minute, MaxResetAttempts: 1}
 			if streamSeq > 0 {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, streamSeq+1
 			}
@@ -442,7 +446,12 @@ var errStalled = errors.New("consumer stalled")
 // comes for stallCheck and behind reports messages waiting, it returns
 // errStalled.
 func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, behind func() bool, fn func(jetstream.Msg) (bool, error)) error {
-	cons, err := n.stream.OrderedConsumer(ctx, cfg)
+	// Making the consumer is bounded by a timeout of its own: a request in
+	// flight when the server stops never gets its reply, and waiting on ctx
+	// alone would hold a follower until ctx ends.
+	cctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	cons, err := n.stream.OrderedConsumer(cctx, cfg)
+	cancel()
 	if err != nil {
 		return err
 	}
