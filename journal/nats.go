@@ -503,12 +503,17 @@ func (n *NATS) Threads(ctx context.Context) ([]string, error) {
 }
 
 // Stat implements Journal. A lease whose Expires has passed is not active,
-// even before the server removes it.
+// even before the server removes it. A server that does not answer within
+// PublishTimeout is ErrUnavailable.
 func (n *NATS) Stat(ctx context.Context, thread string) (Thread, error) {
 	th := Thread{ID: thread}
 	if n.isClosed() {
 		return th, fail(ErrClosed, "stat", thread, nil)
 	}
+	// Bounded by a timeout of its own: a request in flight when the server
+	// stops never gets its reply, and callers poll Stat while it is away.
+	ctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	defer cancel()
 	e, err := n.kv.Get(ctx, token(thread))
 	switch {
 	case err == nil:

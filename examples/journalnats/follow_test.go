@@ -109,3 +109,34 @@ func TestFollowLostRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestStatLostRequest loses a Stat's request: Stat reports the journal
+// unavailable within its timeout instead of waiting as long as its context,
+// and the next Stat answers.
+func TestStatLostRequest(t *testing.T) {
+	srv := journalnats.Start(t, t.TempDir())
+	o := unique(30 * time.Second)
+	w0 := dial(t, srv.URL(), o)
+	defer w0.Close()
+	d := &lossyDialer{drop: []byte("$JS.API.")}
+	so := *o
+	so.ConnOptions = []nats.Option{nats.SetCustomDialer(d)}
+	s0 := dial(t, srv.URL(), &so)
+	defer s0.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	w, err := w0.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
+	require.NoError(t, err)
+	_, err = w.Append(ctx, events(1, 5)...)
+	require.NoError(t, err)
+
+	d.armed.Store(1)
+	start := time.Now()
+	_, err = s0.Stat(ctx, "t1")
+	require.ErrorIs(t, err, journal.ErrUnavailable, "a Stat whose request is lost")
+	assert.Less(t, time.Since(start), 30*time.Second, "the Stat waited on its context")
+	assert.Equal(t, int64(1), d.lost.Load(), "requests lost")
+	st, err := s0.Stat(ctx, "t1")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(5), st.Last)
+}
