@@ -7,9 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// maxNesting bounds how deeply arrays and objects may nest in a parsed value,
-// as encoding/json does, so hostile input cannot exhaust the stack.
-const maxNesting = 10000
+// MaxNesting bounds how deeply arrays and objects may nest in a document
+// (PROTOCOL.md G21): in a value New parses, as encoding/json bounds it, and in
+// the result of every operation Apply performs, which fails with ErrTooDeep
+// rather than exceed it. Whatever reads or writes a document may therefore
+// recurse once per level. [] and {"a":1} nest one level, [[]] two.
+const MaxNesting = 10000
+
+// maxNesting is MaxNesting as the parser counts it.
+const maxNesting = MaxNesting
 
 // SyntaxError reports input that is not one valid JSON value (RFC 8259).
 type SyntaxError struct {
