@@ -43,9 +43,9 @@ func TestDepthBomb(t *testing.T) {
 		prefix  string
 		applied int // 1 → 8192 levels; 16384 is over the limit
 		first   string
-		wrap  func(string) string
-		typ   event.Type
-		doc   func(*view.View) json.RawMessage
+		wrap    func(string) string
+		typ     event.Type
+		doc     func(*view.View) json.RawMessage
 	}{
 		{"state", "", 13, `{"type":"STATE_SNAPSHOT","snapshot":[]}`,
 			func(p string) string { return `{"type":"STATE_DELTA","delta":` + p + `}` },
