@@ -313,6 +313,14 @@ type Loc struct {
 	Pos int
 }
 
+// CallLoc locates a tool call: the id of the message holding it and its
+// index in that message's calls. A message's calls are only ever appended
+// to, so the index stays right while the message holds the call.
+type CallLoc struct {
+	Msg string
+	Idx int
+}
+
 // SpanLoc is an open reasoning span: its owner and where its record is.
 type SpanLoc struct {
 	Owner Owner
@@ -550,7 +558,7 @@ type Cold struct {
 	// message holds each tool call.
 	Order   persist.Seq
 	MsgLoc  persist.Map[Loc]
-	CallLoc persist.Map[string] // tool call id → holding message id
+	CallLoc persist.Map[CallLoc] // tool call id → where it is held
 
 	// Owners, kept for the whole stream (PROTOCOL.md G6).
 	MsgOwner  persist.Map[OwnerRec]
@@ -814,10 +822,9 @@ type Msg struct {
 	Status  EntStatus
 
 	// HasCalls: the toolCalls key is present (it may be empty). Calls are an
-	// assistant message's tool calls: an immutable slice, copied on write (a
-	// message holds few calls).
+	// assistant message's tool calls (see CallList).
 	HasCalls bool
-	Calls    []*Call
+	Calls    CallList
 
 	I *MsgInfo
 }
