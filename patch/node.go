@@ -306,6 +306,6 @@ func appendNode(b []byte, n *node) []byte {
 func quotedLen(s string) int { return jsonstr.Len(s) }
 
 // appendQuoted appends s as a JSON string as JavaScript's JSON.stringify
-// does: only quote, backslash and control characters are escaped. s is valid
-// UTF-8: the parser guarantees it for every string it builds.
-func appendQuoted(b []byte, s string) []byte { return jsonstr.AppendValid(b, s) }
+// does: only quote, backslash and control characters are escaped, and lone
+// surrogates (kept by the parser as package jsonstr describes).
+func appendQuoted(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.JS) }

@@ -128,3 +128,58 @@ func TestDeepSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestStringsExact is G19: strings that differ stay different. Lone
+// surrogate escapes and bytes that are not UTF-8 are kept, never replaced
+// by U+FFFD (which made the keys below one key and the ids one id), and a
+// lone surrogate is written back as its escape; a surrogate pair split
+// across two deltas reads back as the one character, as in the reference.
+func TestStringsExact(t *testing.T) {
+	v := mustFold(t, start,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"k\ud800":1,"k\udbff":2,"k\ufffd":3}}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/s\udc00","value":"v\ud83d"}]}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m\ud800","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\ud800","delta":"smile \ud83d"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\ud800","delta":"\ude00!"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m\ud800"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m\udbff","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\udbff","delta":"lone \udbff"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m\udbff"}`,
+		"{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\xff\",\"role\":\"assistant\"}",
+		"{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\xfe\",\"role\":\"assistant\"}",
+		"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\xff\"}",
+		"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\xfe\"}",
+		`{"type":"TOOL_CALL_START","toolCallId":"c\ud800","toolCallName":"f","parentMessageId":"m\ud800"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c\ud800","delta":"{\"a\":\"\ud83d"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c\ud800","delta":"\ude00\"}"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c\ud800"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c\udbff","toolCallName":"f","parentMessageId":"m\ud800"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c\udbff"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s\ud800","name":"n\udbff"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"t\udc00","subagentRunId":"s\ud800"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"t\udc00","subagentRunId":"s\ud800"}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s\ud800"}`,
+		finish)
+	assert.Equal(t, `{"k\ud800":1,"k\udbff":2,"k`+"\ufffd"+`":3,"s\udc00":"v\ud83d"}`, string(v.State()))
+	assert.Equal(t, 5, v.MessageCount(), "five distinct ids, five messages")
+
+	m, ok := v.Message("m\xed\xa0\x80")
+	require.True(t, ok, "the id keeps its lone surrogate")
+	assert.Equal(t, `"smile 😀!"`, string(m.Content), "the pair split across deltas is one character")
+	require.Len(t, m.ToolCalls, 2)
+	assert.Equal(t, `{"a":"😀"}`, m.ToolCalls[0].Function.Arguments)
+	assert.Equal(t, "c\xed\xaf\xbf", m.ToolCalls[1].ID)
+	m, ok = v.Message("m\xed\xaf\xbf")
+	require.True(t, ok)
+	assert.Equal(t, `"lone \udbff"`, string(m.Content), "a lone surrogate is written back as its escape")
+	_, ok = v.Message("m\xff")
+	assert.True(t, ok)
+	_, ok = v.Message("m\xfe")
+	assert.True(t, ok)
+
+	out, err := json.Marshal(v)
+	require.NoError(t, err)
+	for _, want := range []string{`"subagentRunId":"s\ud800"`, `"name":"n\udbff"`, `"messageIds":["t\udc00"]`, `"id":"m\ud800"`, `"id":"m\udbff"`, `"id":"c\ud800"`, `"id":"c\udbff"`, `"content":"smile 😀!"`} {
+		assert.True(t, strings.Contains(string(out), want), "the view's JSON holds %s", want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/jsonstr"
 	"github.com/agview/agview/internal/model"
 )
 
@@ -20,8 +21,8 @@ type jsonView struct {
 }
 
 type jsonRun struct {
-	ThreadID string                    `json:"threadId"`
-	RunID    string                    `json:"runId"`
+	ThreadID exact                     `json:"threadId"`
+	RunID    exact                     `json:"runId"`
 	Status   RunStatus                 `json:"status"`
 	Outcome  *event.RunFinishedOutcome `json:"outcome"`
 	Result   json.RawMessage           `json:"result"`
@@ -29,22 +30,22 @@ type jsonRun struct {
 }
 
 type jsonError struct {
-	Message string  `json:"message"`
-	Code    *string `json:"code"`
+	Message exact  `json:"message"`
+	Code    *exact `json:"code"`
 }
 
 type jsonInvocation struct {
-	SubagentRunID       string                 `json:"subagentRunId"`
+	SubagentRunID       exact                  `json:"subagentRunId"`
 	Run                 int                    `json:"run"`
-	Name                string                 `json:"name"`
-	Description         *string                `json:"description"`
+	Name                exact                  `json:"name"`
+	Description         *exact                 `json:"description"`
 	Status              Status                 `json:"status"`
-	ParentSubagentRunID *string                `json:"parentSubagentRunId"`
-	ParentToolCallID    *string                `json:"parentToolCallId"`
-	ParentMessageID     *string                `json:"parentMessageId"`
-	Children            []string               `json:"children"`
-	MessageIDs          []string               `json:"messageIds"`
-	ToolCallIDs         []string               `json:"toolCallIds"`
+	ParentSubagentRunID *exact                 `json:"parentSubagentRunId"`
+	ParentToolCallID    *exact                 `json:"parentToolCallId"`
+	ParentMessageID     *exact                 `json:"parentMessageId"`
+	Children            []exact                `json:"children"`
+	MessageIDs          []exact                `json:"messageIds"`
+	ToolCallIDs         []exact                `json:"toolCallIds"`
 	Steps               []jsonStep             `json:"steps"`
 	Outcome             *event.SubagentOutcome `json:"outcome"`
 	Result              json.RawMessage        `json:"result"`
@@ -52,7 +53,7 @@ type jsonInvocation struct {
 }
 
 type jsonStep struct {
-	Name   string       `json:"name"`
+	Name   exact        `json:"name"`
 	Status EntityStatus `json:"status"`
 }
 
@@ -61,14 +62,30 @@ type jsonDiagnostic struct {
 	Kind    DiagKind   `json:"kind"`
 	Rule    string     `json:"rule"`
 	Type    event.Type `json:"type"`
-	Message string     `json:"message"`
+	Message exact      `json:"message"`
+}
+
+// exact is a string of the JSON form, written exactly (PROTOCOL.md G19): a
+// lone surrogate as its escape, where encoding/json writes U+FFFD and so
+// makes distinct ids equal.
+type exact string
+
+// MarshalJSON implements json.Marshaler.
+func (s exact) MarshalJSON() ([]byte, error) { return jsonstr.Append(nil, string(s), jsonstr.JS), nil }
+
+func exacts(ss []string) []exact {
+	out := make([]exact, len(ss))
+	for i, s := range ss {
+		out[i] = exact(s)
+	}
+	return out
 }
 
 func jsonErrorOf(e *model.ErrorInfo) *jsonError {
 	if e == nil {
 		return nil
 	}
-	return &jsonError{Message: e.Message, Code: e.Code}
+	return &jsonError{Message: exact(e.Message), Code: (*exact)(e.Code)}
 }
 
 // MarshalJSON returns the view's stable JSON form, documented in the package
@@ -87,7 +104,7 @@ func (v *View) MarshalJSON() ([]byte, error) {
 	}
 	for r := range st.C.Runs.Values() {
 		out.Runs = append(out.Runs, jsonRun{
-			ThreadID: r.ThreadID, RunID: r.RunID, Status: RunStatus(r.Status),
+			ThreadID: exact(r.ThreadID), RunID: exact(r.RunID), Status: RunStatus(r.Status),
 			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err),
 		})
 	}
@@ -95,35 +112,35 @@ func (v *View) MarshalJSON() ([]byte, error) {
 		inv := (*Invocation)(n)
 		d := n.D().I
 		j := jsonInvocation{
-			SubagentRunID:       d.ID,
+			SubagentRunID:       exact(d.ID),
 			Run:                 d.Run,
-			Name:                inv.Name(),
-			Description:         d.Description,
+			Name:                exact(inv.Name()),
+			Description:         (*exact)(d.Description),
 			Status:              Status(n.D().Status.String()),
-			ParentSubagentRunID: d.ParentSub,
-			ParentToolCallID:    d.ParentTool,
-			ParentMessageID:     d.ParentMsg,
-			Children:            nonNil(d.Children.Slice()),
-			MessageIDs:          []string{},
-			ToolCallIDs:         []string{},
+			ParentSubagentRunID: (*exact)(d.ParentSub),
+			ParentToolCallID:    (*exact)(d.ParentTool),
+			ParentMessageID:     (*exact)(d.ParentMsg),
+			Children:            exacts(d.Children.Slice()),
+			MessageIDs:          []exact{},
+			ToolCallIDs:         []exact{},
 			Steps:               []jsonStep{},
 			Outcome:             d.Outcome,
 			Result:              d.Result,
 			Error:               jsonErrorOf(d.Err),
 		}
 		for m := range inv.msgs() {
-			j.MessageIDs = append(j.MessageIDs, m.ID)
-			for _, c := range m.Calls {
-				j.ToolCallIDs = append(j.ToolCallIDs, c.ID)
+			j.MessageIDs = append(j.MessageIDs, exact(m.ID))
+			for _, c := range m.Calls.All() {
+				j.ToolCallIDs = append(j.ToolCallIDs, exact(c.ID))
 			}
 		}
 		for s := range d.Steps.Values() {
-			j.Steps = append(j.Steps, jsonStep{Name: s.Name, Status: entityStatus(s.Status)})
+			j.Steps = append(j.Steps, jsonStep{Name: exact(s.Name), Status: entityStatus(s.Status)})
 		}
 		out.Invocations = append(out.Invocations, j)
 	}
 	for d := range st.C.Diags.Values() {
-		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: d.Message})
+		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -132,11 +149,4 @@ func (v *View) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
