@@ -192,7 +192,7 @@ func (f *folder) textStart(id string, role *event.Role, name *string, tag model.
 		}
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
-			I: &model.MsgInfo{Tag: tag.Tag(), Name: cloneStr(name), Start: f.index, Meta: model.MetaOf(meta)},
+			I: model.InfoOf(tag.Tag(), cloneStr(name), meta),
 		})
 	}
 	c := f.c()
@@ -287,6 +287,8 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		c.I = &info
 	}
 	c.Status = model.EntClosed
+	// The text is complete: give back the room its buffer kept to grow.
+	c.Text = c.Text.Compact()
 	f.putMsg(o.Loc, &c)
 }
 
@@ -409,7 +411,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	} else {
 		tloc = f.appendMsg(&model.Msg{
 			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
-			I: &model.MsgInfo{Tag: tag.Tag(), Start: f.index},
+			I: model.InfoOf(tag.Tag(), nil, nil),
 		})
 		// G6: a message a tool call creates belongs to the call's owner.
 		f.c().MsgOwner = f.st.C.MsgOwner.Set(target, model.OwnerRec{Owner: owner, Kind: model.KindText})
@@ -492,7 +494,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	}
 	callID := e.ToolCallID
 	m := &model.Msg{ID: e.MessageID, Role: role,
-		I: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Start: f.index, Meta: model.MetaOf(e.Metadata)}}
+		I: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
 	m.Text, m.HasText, m.I.Raw = content(e.Content)
 	f.place(m)
 	// Insert right after the message holding the call, after the tool
@@ -599,7 +601,7 @@ func (f *folder) reasoningMsgStart(id string, tag model.Owner, meta json.RawMess
 	} else {
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: event.RoleReasoning, HasText: true, Status: model.EntOpen,
-			I: &model.MsgInfo{Tag: tag.Tag(), Start: f.index, Meta: model.MetaOf(meta)},
+			I: model.InfoOf(tag.Tag(), nil, meta),
 		})
 	}
 	c := f.c()
@@ -693,7 +695,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 	default:
 		f.appendMsg(&model.Msg{
 			ID: e.MessageID, Role: event.RoleActivity,
-			I: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Start: f.index, Meta: model.MetaOf(e.Metadata)},
+			I: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
 		})
 		f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}

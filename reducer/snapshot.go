@@ -21,7 +21,7 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 			Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name),
 			ToolCallID: cloneStr(hm.ToolCallID), Error: cloneStr(hm.Error),
 			ActivityType: cloneStr(hm.ActivityType), EncryptedValue: cloneStr(hm.EncryptedValue),
-			Meta: model.MetaOf(hm.Metadata), Start: f.index,
+			Meta: model.MetaOf(hm.Metadata),
 		},
 	}
 	if hm.Role == event.RoleActivity && len(hm.Content) > 0 {

@@ -16,10 +16,14 @@ const flatCalls = 16
 // persistent vector, so that adding a call to a message or changing one
 // (every TOOL_CALL_ARGS and TOOL_CALL_END does) costs the same whatever the
 // number of calls the message holds: at most flatCalls pointers copied, or
-// one vector path. The zero CallList is empty.
-type CallList struct {
-	flat []*Call                // the calls, while big is nil
-	big  *persist.Vector[*Call] // the calls, once more than flatCalls
+// one vector path. The zero CallList is empty, and costs a message one word.
+type CallList struct{ r *callRep }
+
+// callRep is the calls of a non-empty CallList. It is never written once a
+// CallList holds it.
+type callRep struct {
+	flat []*Call               // the calls, while big is empty
+	big  persist.Vector[*Call] // the calls, once more than flatCalls
 }
 
 // CallsOf returns a list holding cs in order. It does not retain cs.
@@ -33,55 +37,61 @@ func CallsOf(cs ...*Call) CallList {
 
 // Len returns the number of calls.
 func (l CallList) Len() int {
-	if l.big != nil {
-		return l.big.Len()
+	switch {
+	case l.r == nil:
+		return 0
+	case l.r.big.Len() > 0:
+		return l.r.big.Len()
 	}
-	return len(l.flat)
+	return len(l.r.flat)
 }
 
 // At returns call i (0 ≤ i < Len).
 func (l CallList) At(i int) *Call {
-	if l.big != nil {
-		return l.big.At(i)
+	if l.r.big.Len() > 0 {
+		return l.r.big.At(i)
 	}
-	return l.flat[i]
+	return l.r.flat[i]
 }
 
 // Append returns the list with c added last.
 func (l CallList) Append(c *Call) CallList {
+	n := l.Len()
 	switch {
-	case l.big != nil:
-		v := l.big.Append(c)
-		return CallList{big: &v}
-	case len(l.flat) < flatCalls:
-		s := make([]*Call, len(l.flat)+1)
-		copy(s, l.flat)
-		s[len(l.flat)] = c
-		return CallList{flat: s}
+	case n > flatCalls:
+		return CallList{&callRep{big: l.r.big.Append(c)}}
+	case n < flatCalls:
+		s := make([]*Call, n+1)
+		if n > 0 {
+			copy(s, l.r.flat)
+		}
+		s[n] = c
+		return CallList{&callRep{flat: s}}
 	}
-	v := persist.VectorOf(l.flat...).Append(c)
-	return CallList{big: &v}
+	return CallList{&callRep{big: persist.VectorOf(l.r.flat...).Append(c)}}
 }
 
 // Set returns the list with call i (0 ≤ i < Len) replaced by c.
 func (l CallList) Set(i int, c *Call) CallList {
-	if l.big != nil {
-		v := l.big.Set(i, c)
-		return CallList{big: &v}
+	if l.r.big.Len() > 0 {
+		return CallList{&callRep{big: l.r.big.Set(i, c)}}
 	}
-	s := make([]*Call, len(l.flat))
-	copy(s, l.flat)
+	s := make([]*Call, len(l.r.flat))
+	copy(s, l.r.flat)
 	s[i] = c
-	return CallList{flat: s}
+	return CallList{&callRep{flat: s}}
 }
 
 // All returns an iterator over the indices and calls of l in order.
 func (l CallList) All() iter.Seq2[int, *Call] {
-	if l.big != nil {
-		return l.big.All()
+	if l.r != nil && l.r.big.Len() > 0 {
+		return l.r.big.All()
 	}
 	return func(yield func(int, *Call) bool) {
-		for i, c := range l.flat {
+		if l.r == nil {
+			return
+		}
+		for i, c := range l.r.flat {
 			if !yield(i, c) {
 				return
 			}

@@ -841,7 +841,21 @@ type MsgInfo struct {
 	ActivityType   *string
 	EncryptedValue *string
 	Meta           Meta
-	Start          int // index of the event that created it
+}
+
+// plainInfo is the info of every untagged message that has no name,
+// metadata or other member: most streamed messages. It is shared and, like
+// any MsgInfo reachable from a view, never written (changes go through
+// WithInfo), so such a message costs no info of its own.
+var plainInfo = &MsgInfo{}
+
+// InfoOf returns the info of a new message with the given tag, name and
+// metadata: the shared plainInfo when it has none of them.
+func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
+	if tag == nil && name == nil && meta == nil {
+		return plainInfo
+	}
+	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
 }
 
 // Kind returns the message's kind.
