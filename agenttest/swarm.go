@@ -39,24 +39,18 @@ type SwarmConfig struct {
 // the run of SwarmEvents, or, when the run's input answers the swarm's
 // approval interrupt in its resume entries, the run of SwarmResumeEvents
 // that continues it (approved when the entry is resolved with a payload
-// whose "approved" is true). When cfg leaves ThreadID or RunID empty, they
-// are taken from the RunAgentInput the run was started with, if it names
-// them. cfg is copied; nil means the defaults.
+// whose "approved" is true), or, when the input's history holds the swarm's
+// report and ends with a user message, a follow-up run in which the
+// supervisor answers that message (see SwarmFollowUpEvents). When cfg leaves
+// ThreadID or RunID empty, they are taken from the RunAgentInput the run was
+// started with, if it names them. cfg is copied; nil means the defaults.
 func Swarm(cfg *SwarmConfig) Script {
 	var c SwarmConfig
 	if cfg != nil {
 		c = *cfg
 	}
 	return ScriptFunc(func(input *event.RunAgentInput) iter.Seq[json.RawMessage] {
-		rc := c
-		if input != nil {
-			if rc.ThreadID == "" {
-				rc.ThreadID = input.ThreadID
-			}
-			if rc.RunID == "" {
-				rc.RunID = input.RunID
-			}
-		}
+		rc := c.withInputIDs(input)
 		g := newSwarm(&rc)
 		first := g.build()
 		if input != nil {
@@ -65,9 +59,26 @@ func Swarm(cfg *SwarmConfig) Script {
 					return Events(g.resume(approved(r), input.Resume)...).Frames(input)
 				}
 			}
+			if g.isFollowUp(input) {
+				return Events(g.followUp(input)...).Frames(input)
+			}
 		}
 		return Events(first...).Frames(input)
 	})
+}
+
+// withInputIDs returns a copy of c whose empty ThreadID and RunID are
+// input's (when input is not nil).
+func (c SwarmConfig) withInputIDs(input *event.RunAgentInput) SwarmConfig {
+	if input != nil {
+		if c.ThreadID == "" {
+			c.ThreadID = input.ThreadID
+		}
+		if c.RunID == "" {
+			c.RunID = input.RunID
+		}
+	}
+	return c
 }
 
 // approved reports whether a resume entry approves the purchase: resolved,
@@ -163,7 +174,10 @@ type swarmGen struct {
 	clock int64
 	ids   map[string]bool
 	n     map[string]int // per id prefix
-	out   []event.Event
+	// idSuffix ends every id g.id makes: "" in the first run and its
+	// resumption, the run id in a follow-up, so that runs never collide.
+	idSuffix string
+	out      []event.Event
 
 	// What the resumed run needs from the first.
 	suspended *researcher
@@ -628,9 +642,10 @@ func op(kind, path string, value any) patchOp {
 }
 
 // id returns the next id with the given prefix: "msg-1", "msg-2", ...
+// (followed by g.idSuffix).
 func (g *swarmGen) id(prefix string) string {
 	g.n[prefix]++
-	return fmt.Sprintf("%s-%d", prefix, g.n[prefix])
+	return fmt.Sprintf("%s-%d%s", prefix, g.n[prefix], g.idSuffix)
 }
 
 // subagentID returns a fresh opaque invocation id.

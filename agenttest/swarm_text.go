@@ -305,3 +305,13 @@ const swarmReportIntro = "Short answer: yes, it is realistic, but only with a ph
 
 const swarmReportOutro = "\n\nRecommended next steps: apply for both depot grid connections now, tender the first 60-70 buses in 2026, " +
 	"and size the fleet for winter range."
+
+// What the supervisor says to a follow-up question.
+const (
+	swarmFollowUpReasoning = "A follow-up on the same thread. Everything I have is already here: the plan, " +
+		"each track's findings and the report. I'll answer from those and say so."
+	swarmFollowUpReply = "You asked: \"%s\"\n\nI'm agview's demo agent, with no model behind me, so I answer " +
+		"follow-ups from the research already in this thread. In short: yes, a full battery fleet by 2030 is " +
+		"realistic if the depot grid connections are applied for now, the fleet is sized for winter range and " +
+		"the first buses are tendered in 2026. Ask another question any time."
+)

@@ -1,14 +1,25 @@
-// Package client runs AG-UI agents: it sends a RunAgentInput over a
-// transport (SSE by default, or WebSocket), folds the events it streams back
-// into a store the caller can watch, and returns the final view. It also
-// builds the next run's input from a view (NextInput), so a conversation
-// carries its history, state and interrupt answers from run to run.
+// Package client runs AG-UI agents and holds the conversation, as the
+// reference TypeScript client (@ag-ui/client 1.0) does: it sends a
+// RunAgentInput over a transport (SSE by default, or WebSocket), folds the
+// history it sends and then the events the agent streams back into a store
+// the caller can watch, and returns the final view. It builds the next run's
+// input from that view (NextInput, Continue), so a conversation carries its
+// history, state and interrupt answers from run to run (PROTOCOL.md G15).
 //
 //	c := client.New("http://localhost:8000/agent")
 //	v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t1", Messages: history})
+//	// … read the answer in v.Messages(), then the next turn:
+//	v, err = c.Continue(ctx, &client.InputOptions{Messages: []event.Message{next}})
 //
 // A Client keeps one store across its runs: the view holds every run of the
-// conversation, and NextInput(c.Store().View(), …) continues it.
+// thread, its messages start with the history the last input sent (the
+// user's own question included, whether or not the agent echoes it), and
+// Continue — or Run(ctx, NextInput(c.Store().View(), …)) — continues it.
+//
+// Before anything is sent, Run refuses an input whose history holds one id
+// twice (*reducer.InputError) and one that leaves a pending interrupt
+// unanswered, resolves an expired one or answers one that is not pending
+// (*InterruptError): nothing is sent and the view is unchanged.
 //
 // How a run ends:
 //   - The stream completes (RUN_FINISHED or RUN_ERROR ends its last run): Run
@@ -17,7 +28,8 @@
 //   - The context is cancelled: the request is closed, the run is marked
 //     cancelled (never finished) and Run returns the context's error.
 //   - The transport breaks or is cut (including a stream that ends before its
-//     run finished): the run is marked failed, every open invocation
+//     run finished, and, with WithIdleTimeout, an agent that went quiet): the
+//     run is marked failed, every open invocation
 //     abandoned (PROTOCOL.md G11), everything folded so far kept, and Run
 //     returns the *transport.Error.
 //   - With WithStopOnViolation, the first rejected event ends the run as
@@ -26,18 +38,21 @@
 //
 // # Concurrency
 //
-// A Client may run one run at a time: Run calls on one Client are serialised.
-// Its store may be read and subscribed to from any goroutine at any time
-// (see package store). NextInput is a pure function of a view.
+// A Client may run one run at a time: Run and Continue calls on one Client
+// are serialised. Its store may be read and subscribed to from any goroutine
+// at any time (see package store). NextInput and CheckResume are pure
+// functions of a view.
 package client
 
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/reducer"
@@ -76,7 +91,9 @@ func WithWebSocket() Option { return func(c *config) { c.websocket = true } }
 func WithHTTPClient(h *http.Client) Option { return func(c *config) { c.topts.HTTPClient = h } }
 
 // WithHeader adds a request header (sent with the SSE POST and the WebSocket
-// handshake), e.g. WithHeader("Authorization", "Bearer …").
+// handshake), e.g. WithHeader("Authorization", "Bearer …"). It is sent to
+// the agent's origin only: a redirect to another origin goes without it, and
+// a redirect from https to http is refused (see transport.Options.Header).
 func WithHeader(key, value string) Option {
 	return func(c *config) {
 		if c.topts.Header == nil {
@@ -86,21 +103,31 @@ func WithHeader(key, value string) Option {
 	}
 }
 
+// WithIdleTimeout ends a run whose server shows no activity for d (no
+// event, no SSE comment, no WebSocket message or ping): the run is marked
+// failed and Run returns a *transport.Error of kind transport.KindIdle.
+// transport.Options.IdleTimeout says what counts as activity. 0, the
+// default, means no idle timeout.
+func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.topts.IdleTimeout = d } }
+
 // WithTransportOptions sets the transport's options (limits, keepalive, …).
-// Header and HTTPClient set by other options are kept when opts leaves them
-// empty. opts is copied.
+// Header, HTTPClient and IdleTimeout set by other options are kept when opts
+// leaves them empty. opts is copied.
 func WithTransportOptions(opts *transport.Options) Option {
 	return func(c *config) {
 		if opts == nil {
 			return
 		}
-		h, hc := c.topts.Header, c.topts.HTTPClient
+		h, hc, idle := c.topts.Header, c.topts.HTTPClient, c.topts.IdleTimeout
 		c.topts = *opts
 		if c.topts.Header == nil {
 			c.topts.Header = h
 		}
 		if c.topts.HTTPClient == nil {
 			c.topts.HTTPClient = hc
+		}
+		if c.topts.IdleTimeout == 0 {
+			c.topts.IdleTimeout = idle
 		}
 	}
 }
@@ -150,14 +177,49 @@ func (c *Client) Store() *store.Store { return c.store }
 func (c *Client) Close() { c.store.Close() }
 
 // Run starts a run with input and folds its events into the store until the
-// stream ends, then returns the final view. input may leave RunID empty (a
-// random UUID is used) and ThreadID empty (the thread of the view's last run,
-// else a random UUID); input is not modified. See the package documentation
-// for how a run ends and what Run returns.
+// stream ends, then returns the final view.
+//
+// The view starts from the history input sends (PROTOCOL.md G15): before
+// anything is sent, input is folded into the store (reducer.Input), so its
+// messages are the view's messages, in order, each owned as its
+// subagentRunId says, and the stream folds onto them as the reference
+// client's messages evolve. A view that already holds the conversation
+// (earlier runs of this Client) has its messages replaced by input's as a
+// MESSAGES_SNAPSHOT would (client-only activity kept): send the history
+// back, as NextInput and Continue do, to continue the thread.
+//
+// input may leave RunID empty (a random UUID is used), ThreadID empty (the
+// view's thread, else a random UUID), ProtocolVersion nil ("1.0") and
+// ForwardedProps nil ({}); input is not modified. Run refuses, before
+// anything is sent and with the view unchanged, an input whose history
+// holds two messages with one id (*reducer.InputError) or whose resume
+// entries do not answer the thread's pending interrupts as CheckResume
+// requires (*InterruptError). See the package documentation for how a run
+// ends and what Run returns.
 func (c *Client) Run(ctx context.Context, input *event.RunAgentInput) (*view.View, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	in := c.prepare(input)
+	return c.run(ctx, c.prepare(input))
+}
+
+// Continue runs the next turn of the conversation the client holds: the
+// input NextInput(view, opts) builds from the client's latest view (the
+// history, the state, opts.Messages such as the user's next message, and the
+// answers opts.Answer gives the pending interrupts), then Run.
+func (c *Client) Continue(ctx context.Context, opts *InputOptions) (*view.View, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.run(ctx, c.prepare(NextInput(c.store.View(), opts)))
+}
+
+// run checks and folds in, then streams its run; the caller holds c.mu.
+func (c *Client) run(ctx context.Context, in *event.RunAgentInput) (*view.View, error) {
+	if err := CheckResume(c.store.View(), in, time.Now()); err != nil {
+		return c.store.View(), err
+	}
+	if err := c.store.Input(in); err != nil {
+		return c.store.View(), err
+	}
 	var runErr error
 	for e, err := range c.runner.Run(ctx, in) {
 		if err != nil {
@@ -217,19 +279,25 @@ func lastViolation(v *view.View, cause error) error {
 	return fmt.Errorf("%w: %w", &reducer.Violation{Rule: d.Rule, Index: d.Index, Type: d.Type, Message: d.Message}, cause)
 }
 
-// prepare returns a copy of input with the ids filled in and nil lists made
-// empty, as the reference client sends them.
+// prepare returns a copy of input with the ids, protocol version and
+// forwarded props filled in and nil lists made empty, as the reference
+// client sends them.
 func (c *Client) prepare(input *event.RunAgentInput) *event.RunAgentInput {
 	var in event.RunAgentInput
 	if input != nil {
 		in = *input
 	}
 	if in.ThreadID == "" {
-		if r, ok := c.store.View().LastRun(); ok && r.ThreadID != "" {
-			in.ThreadID = r.ThreadID
-		} else {
-			in.ThreadID = NewID()
-		}
+		in.ThreadID = c.store.View().Thread()
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = NewID()
+	}
+	if in.ProtocolVersion == nil {
+		in.ProtocolVersion = event.Ptr(ProtocolVersion)
+	}
+	if in.ForwardedProps == nil {
+		in.ForwardedProps = json.RawMessage(`{}`)
 	}
 	if in.RunID == "" {
 		in.RunID = NewID()

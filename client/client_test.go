@@ -243,7 +243,7 @@ func TestNextInput(t *testing.T) {
 	defer srv.Close()
 	c := client.New(srv.URL())
 	defer c.Close()
-	v, err := c.Run(t.Context(), nil)
+	v, err := c.Run(t.Context(), &event.RunAgentInput{ThreadID: "client-thread"})
 	require.NoError(t, err)
 
 	in := client.NextInput(v, &client.InputOptions{
@@ -256,18 +256,29 @@ func TestNextInput(t *testing.T) {
 			return nil
 		},
 	})
-	assert.Equal(t, "t1", in.ThreadID)
+	assert.Equal(t, "client-thread", in.ThreadID, "the client's own thread, not the stream's")
 	assert.Equal(t, "r2", in.RunID)
+	require.NotNil(t, in.ProtocolVersion)
+	assert.Equal(t, "1.0", *in.ProtocolVersion)
+	assert.JSONEq(t, `{}`, string(in.ForwardedProps))
 	assert.JSONEq(t, `{"n":1}`, string(in.State))
 	require.Len(t, in.Messages, 2, "history without the activity message, then the new message")
 	assert.Equal(t, "m1", in.Messages[0].ID)
 	require.NotNil(t, in.Messages[0].Subagent)
 	assert.Equal(t, "sub-1", *in.Messages[0].Subagent, "history keeps its attribution")
 	assert.Equal(t, "u2", in.Messages[1].ID)
-	require.Len(t, in.Resume, 2)
+	require.Len(t, in.Resume, 1, "int-2 is left unanswered")
 	assert.Equal(t, event.ResumeEntry{InterruptID: "int-1", Status: event.ResumeResolved, Payload: json.RawMessage(`{"ok":true}`)}, in.Resume[0])
-	assert.Equal(t, event.ResumeEntry{InterruptID: "int-2", Status: event.ResumeCancelled}, in.Resume[1])
 
+	// An input that leaves int-2 unanswered is refused before it is sent.
+	_, err = c.Run(t.Context(), in)
+	var ie *client.InterruptError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, []string{"int-2"}, ie.Unanswered)
+	assert.Len(t, srv.Inputs(), 1, "nothing was sent")
+	assert.Same(t, v, c.Store().View(), "the view is unchanged")
+
+	in.Resume = append(in.Resume, event.ResumeEntry{InterruptID: "int-2", Status: event.ResumeCancelled})
 	// The input encodes as the wire form, and the next run through the client
 	// carries it to the agent.
 	b, err := json.Marshal(in)

@@ -81,7 +81,7 @@ func (e *DecodeError) Error() string {
 	}
 	b = append(b, ": "...)
 	b = append(b, e.Reason...)
-	if e.Offset >= 0 {
+	if e.Offset > 0 { // byte 0, the event's start, says nothing
 		b = append(b, " (byte "...)
 		b = strconv.AppendInt(b, e.Offset, 10)
 		b = append(b, ')')

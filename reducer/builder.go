@@ -9,15 +9,14 @@ import (
 // A Builder folds a stream of events as Fold, FoldJSON, Refuse and End do,
 // for consumers that need the view only now and then — after a burst of
 // events, once per frame, at the end of a file — rather than after every
-// event. Between two calls of View it changes in place what no view it has
-// handed out can reach — the view itself, the invocation nodes and the
-// bookkeeping it made since — instead of copying them for every event: a
-// run of streamed deltas (text, reasoning, tool call arguments) copies
-// nothing but the streamed bytes, and other events copy only the paths of
-// the persistent collections they change. An event that is refused has
-// what it changed taken back. Every event is verified exactly as Fold
-// verifies it, and View returns the view Fold would have returned after the
-// same events.
+// event. Every event is verified and folded exactly as Fold does it, by
+// the same fold, with one exception, the one seam for in-place work: a
+// streamed delta (text, reasoning, tool call arguments), which checks
+// everything before it changes anything, appends its text in place to a
+// message or call that no view the Builder has handed out can reach,
+// instead of copying the view for every delta. A run of deltas thus copies
+// nothing but the streamed bytes. View returns the view Fold would have
+// returned after the same events.
 //
 // Views a Builder returns are immutable like any other; a Builder itself
 // is not safe for concurrent use. The zero Builder is not usable: start one
@@ -25,12 +24,11 @@ import (
 type Builder struct {
 	cur *view.View
 	// owned: cur was made by this Builder after the last view it handed
-	// out, and may change in place, as may the invocation nodes and the
-	// cold part stamped after frozen, the step of that view.
+	// out; the invocation nodes and the cold part it made since then (their
+	// version or stamp after frozen, the step of that view) may change in
+	// place, by streamed deltas only.
 	owned  bool
 	frozen uint64
-	f      folder    // the fold in progress, reused
-	undo   undoLog   // what the fold in progress changed in place
 	lk     lookups   // lookups remembered for streamed deltas
 	sm     streams   // where streamed deltas went
 	buf    [512]byte // decoded text of an escaped delta read in place
@@ -45,10 +43,6 @@ func NewBuilder(v *view.View) *Builder { return &Builder{cur: v, frozen: state(v
 // never changes.
 func (b *Builder) View() *view.View {
 	b.owned, b.frozen = false, state(b.cur).Step
-	// Handing out a view is rare next to folding: a good time to let go of
-	// what the reused fold state still references from earlier folds.
-	b.f.drop()
-	b.undo.drop()
 	return b.cur
 }
 
@@ -97,45 +91,30 @@ func (b *Builder) End(cause error) *view.View {
 	return b.View()
 }
 
-// transient returns the view to fold the next event into (the current one
-// when the Builder owns it, else a new one) and the Builder's folder, made
-// ready to fold into it transiently.
-func (b *Builder) transient(t event.Type) (*model.View, *folder) {
+// deltaFolder returns the view to fold the delta d into (the current one
+// when the Builder owns it, else a new one) and a folder for it.
+func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 	nv := (*model.View)(b.cur)
 	if !b.owned {
 		nv, _ = next(b.cur)
 	}
-	f := &b.f
-	f.reset(nv, t)
-	f.transient, f.frozen, f.u, f.lk = true, b.frozen, &b.undo, &b.lk
-	b.undo.reset()
+	f := newFolder(nv, t)
+	f.lk = &b.lk
 	return nv, f
 }
 
-// fold folds e in place, taking back what it changed if e is refused (or
-// the fold panics: the panic goes on, and the Builder is as before e).
+// fold folds e as Fold does: every event but a streamed delta takes the one
+// fold the rules know. The new view is allocated on its own, not from the
+// stream's view slab: a slab keeps its superseded views alive until it is
+// used up, and a Builder, whose deltas make no views, would use one up
+// slowly, keeping a replaced state document alive meanwhile.
 func (b *Builder) fold(e event.Event) error {
-	nv, f := b.transient(e.EventType())
-	st := nv.S()
-	saved := *st
-	defer func() {
-		if r := recover(); r != nil {
-			f.undo()
-			*st = saved
-			panic(r)
-		}
-	}()
-	if viol := f.fold(e); viol != nil {
-		f.undo()
-		*st = saved
+	nv, viol := foldInto((*model.View)(b.cur).Detached(), e)
+	if viol != nil {
 		b.cur, b.owned = record(b.cur, viol), true
 		return viol
 	}
-	b.cur, b.owned = publish(nv), true
-	if e.EventType() == event.TypeMessagesSnapshot {
-		// The saved cold part holds every message's old bookkeeping.
-		b.undo.drop()
-	}
+	b.cur, b.owned = nv, true
 	return nil
 }
 
@@ -152,9 +131,8 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	if !admits(state(b.cur), d, &b.lk) {
 		return false
 	}
-	nv, f := b.transient(d.t)
-	f.u = nil // foldIn's handlers check before they change anything
-	if !f.foldIn(d, text) {
+	nv, f := b.deltaFolder(d.t)
+	if !f.foldIn(d, text) { // it checks everything before it changes anything
 		return false // nothing changed; a fresh nv is simply dropped
 	}
 	f.commit()

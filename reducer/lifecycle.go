@@ -81,6 +81,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 		r.End = f.index
 		r.Outcome = outcome
 		r.Result = bytes.Clone(e.Result)
+		r.Usage = model.CloneUsage(e.Usage)
 		if outcome != nil && outcome.Type == event.OutcomeInterrupt {
 			r.Interrupts = outcome.Interrupts
 		}
@@ -117,6 +118,7 @@ func (f *folder) runError(e *event.RunError) *Violation {
 		r.Status = model.RunErrored
 		r.End = f.index
 		r.Err = &model.ErrorInfo{Message: e.Message, Code: cloneStr(e.Code)}
+		r.Usage = model.CloneUsage(e.Usage)
 	})
 	f.setRootStatus(model.InvErrored)
 	f.c().Phase = model.PhaseErrored

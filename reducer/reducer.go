@@ -7,7 +7,6 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
-	"github.com/agview/agview/patch"
 	"github.com/agview/agview/view"
 )
 
@@ -130,7 +129,11 @@ func End(v *view.View, cause error) *view.View {
 			f.c().Phase = model.PhaseErrored
 		}
 	} else if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
-		f.warn("G11", "the stream broke after the last run ended: %v", cause)
+		if _, started := v.LastRun(); started {
+			f.warn("G11", "the stream broke after the last run ended: %v", cause)
+		} else {
+			f.warn("G11", "the stream broke before any run started: %v", cause)
+		}
 	}
 	c := f.c()
 	c.Scope.Lanes = lanesEmpty
@@ -214,6 +217,13 @@ func fold(v *view.View, e event.Event) (*view.View, *Violation) {
 		return nil, nilEvent(v)
 	}
 	nv, _ := next(v)
+	return foldInto(nv, e)
+}
+
+// foldInto verifies and folds e into nv, a new view holding a copy of the
+// state to fold onto, and publishes it, or returns the violation having
+// published nothing. It is the one fold every rule is checked in.
+func foldInto(nv *model.View, e event.Event) (*view.View, *Violation) {
 	f := newFolder(nv, e.EventType())
 	if err := f.fold(e); err != nil {
 		return nil, err
@@ -253,8 +263,7 @@ func warningRule(w event.Warning) string {
 	return "G2"
 }
 
-// folder folds one wire event into a private copy of the state. (A field
-// added here must be reset in reset, and cleared in drop, too.) Nothing it
+// folder folds one wire event into a private copy of the state. Nothing it
 // writes is reachable from a published view until the view is published, so
 // a violation found half-way simply drops the copy.
 type folder struct {
@@ -270,14 +279,7 @@ type folder struct {
 	nfew  int
 	more  []dirtyNode
 	diags []model.Diag
-	// transient: the fold may change in place the invocation nodes and the
-	// cold part stamped after frozen, which no view handed out reaches (see
-	// Builder), logging their old values in u unless u is nil (a fold that
-	// checks everything before it changes anything needs no undo).
-	transient bool
-	frozen    uint64
-	u         *undoLog
-	lk        *lookups // a Builder's remembered lookups, or nil
+	lk    *lookups // a Builder's remembered lookups, or nil
 }
 
 // openText returns the open text message id, as OpenText.Get does.
@@ -305,34 +307,9 @@ func (f *folder) openTool(id string) (model.OpenCall, bool) {
 }
 
 type dirtyNode struct {
-	key     int
-	n       *model.Inv
-	info    bool // n's info is a private copy
-	inPlace bool // n is the stored node itself, changed in place (transient folds)
-}
-
-// reset readies f, reused, to fold into v as newFolder(v, wire) would,
-// field by field: clearing the folder whole costs more than the rest of a
-// streamed delta's fold. It keeps the capacity of f's slices, and leaves
-// what the last fold put in them, past their new lengths, for drop: while
-// the garbage collector marks, zeroing pointers costs a write barrier each,
-// and a Builder folds thousands of events between two views.
-func (f *folder) reset(v *model.View, wire event.Type) {
-	st := v.S()
-	f.st, f.cold, f.wire, f.cur = st, false, wire, wire
-	f.index, f.step = st.Events, st.Step+1
-	f.nfew, f.more, f.diags = 0, f.more[:0], f.diags[:0]
-	f.transient, f.frozen, f.u, f.lk = false, 0, nil, nil
-}
-
-// drop clears the references a reused folder still holds from its earlier
-// folds (see reset), so that they do not keep garbage alive.
-func (f *folder) drop() {
-	clear(f.few[:])
-	clear(f.more[:cap(f.more)])
-	clear(f.diags[:cap(f.diags)])
-	f.nfew, f.more, f.diags = 0, f.more[:0], f.diags[:0]
-	f.st = nil
+	key  int
+	n    *model.Inv
+	info bool // n's info is a private copy
 }
 
 func newFolder(v *model.View, wire event.Type) folder {
@@ -360,77 +337,15 @@ func (f *folder) addDirty(d dirtyNode) int {
 	return f.ndirty() - 1
 }
 
-// c returns the cold part of the state, copied on first use in this fold
-// (in a transient fold, kept and changed in place when no view handed out
-// reaches it, its old value saved for undo).
+// c returns the cold part of the state, copied on first use in this fold.
 func (f *folder) c() *model.Cold {
 	if !f.cold {
 		f.cold = true
-		if f.transient && f.st.C.Stamp > f.frozen {
-			if f.u != nil {
-				f.u.cold, f.u.coldSaved = *f.st.C, true
-			}
-			return f.st.C
-		}
 		c := *f.st.C
 		c.Stamp = f.step
 		f.st.C = &c
 	}
 	return f.st.C
-}
-
-// undo takes back the changes a transient fold made in place, for a refused
-// event: the cold part and the nodes it changed in place get their old
-// values back. (The caller restores the state struct itself.) Spare room
-// the fold claimed in shared buffers stays unused.
-func (f *folder) undo() {
-	if f.u.coldSaved {
-		*f.st.C = f.u.cold
-	}
-	for _, s := range f.u.nodes {
-		*s.n.D() = s.orig
-	}
-}
-
-// undoLog holds what a transient fold changed in place, for undo. A Builder
-// keeps one and reuses it from fold to fold.
-type undoLog struct {
-	coldSaved bool
-	cold      model.Cold
-	nodes     []savedNode
-}
-
-type savedNode struct {
-	n    *model.Inv
-	orig model.InvData
-}
-
-// reset readies the log for the next fold. Most of what the last fold
-// saved of the cold part stays in place, unused, until the next save
-// overwrites it or drop clears it: zeroing the whole struct while the
-// garbage collector marks costs a write barrier per pointer it holds, more
-// than the rest of most folds, and what it keeps alive is one fold's worth
-// of replaced map paths. Not so the state document, which one snapshot (or
-// a delta of the whole document) replaces whole however large it is, nor
-// the interrupts: those two are let go at once, as are the saved nodes,
-// whose data (messages, activity) a fold may likewise replace whole. A
-// Builder drops the rest after a MESSAGES_SNAPSHOT.
-func (u *undoLog) reset() {
-	if u.coldSaved {
-		u.cold.Doc, u.cold.Pending = patch.Document{}, nil
-	}
-	u.coldSaved = false
-	clear(u.nodes)
-	u.nodes = u.nodes[:0]
-}
-
-// drop clears what the log still holds from earlier folds, so that it does
-// not keep garbage alive.
-func (u *undoLog) drop() {
-	u.coldSaved = false
-	u.cold = model.Cold{}
-	clear(u.nodes[:cap(u.nodes)])
-	u.nodes = u.nodes[:0]
 }
 
 // commit publishes the nodes changed during the fold into the state and
@@ -440,9 +355,6 @@ func (f *folder) commit() {
 	subs := buf[:0]
 	for i := range f.ndirty() {
 		d := f.dirtyNode(i)
-		if d.inPlace {
-			continue
-		}
 		if d.key < 0 {
 			f.st.Root = d.n
 		} else {
@@ -474,16 +386,6 @@ func (f *folder) dirtyAt(key int) int {
 		src = f.st.Root
 	} else {
 		src = f.st.Inv(key)
-	}
-	if f.transient && src.D().Version > f.frozen {
-		// No view handed out reaches the node (see Builder): change it in
-		// place, keeping its old value for undo. It stays where it is
-		// stored, so commit leaves it there.
-		if f.u != nil {
-			f.u.nodes = append(f.u.nodes, savedNode{n: src, orig: *src.D()})
-		}
-		src.D().Version = f.step
-		return f.addDirty(dirtyNode{key: key, n: src, inPlace: true})
 	}
 	n := src.Clone()
 	n.D().Version = f.step

@@ -24,8 +24,9 @@ func heapBytes() uint64 {
 
 // TestBuilderLetsGoOfReplacedData checks that a Builder folding on, without
 // handing out a view, does not keep alive a large state document or message
-// that a later event replaced: what it keeps from earlier folds to undo the
-// next one must not include them. (Not parallel: it measures the heap.)
+// that a later event replaced (neither in what it reuses from fold to fold
+// nor in views kept by an allocation slab). (Not parallel: it measures the
+// heap.)
 func TestBuilderLetsGoOfReplacedData(t *testing.T) {
 	const big = 4 << 20
 	payload := strings.Repeat("x", big)

@@ -4,8 +4,9 @@
 // them.
 //
 // A Store starts from an empty view (or Options.Initial). Feed it with
-// Dispatch for every decoded event, Refuse for every wire event that did not
-// decode, and End when the stream is over:
+// Input for the input of each run a client sends (its history, PROTOCOL.md
+// G15: package client does this), Dispatch for every decoded event, Refuse
+// for every wire event that did not decode, and End when the stream is over:
 //
 //	s := store.New(nil)
 //	defer s.Close()
@@ -34,12 +35,17 @@
 // # Subscriptions
 //
 // Subscribe delivers views with latest-value semantics: each subscriber has
-// its own goroutine and a one-slot doorbell that every publication rings
-// without blocking. When woken, the subscriber reads the latest view and calls
-// its function with it. A slow subscriber therefore skips views it had no time
-// for, but always sees a whole, immutable view, never an older view after a
-// newer one, and never slows Dispatch down. A new subscriber is first called
-// with the latest view as soon as its goroutine starts.
+// its own goroutine, which sleeps on one broadcast channel shared by every
+// subscriber (the channel Changed returns). A publication stores the view and
+// rings the store's notifier without blocking; the notifier closes the
+// channel, waking every sleeper at once, and a burst of publications made
+// while it does so costs one more wake-up, not one per event. Dispatch
+// therefore costs the same with one subscriber or ten thousand. When woken, a
+// subscriber reads the latest view and calls its function with it. A slow
+// subscriber therefore skips views it had no time for, but always sees a
+// whole, immutable view, never an older view after a newer one, and never
+// slows Dispatch down. A new subscriber is first called with the latest view
+// as soon as its goroutine starts.
 //
 // SubscribeInvocation watches one subagent invocation: its function runs only
 // when that invocation changed. The view shares an *view.Invocation between
@@ -60,8 +66,8 @@
 //
 // # Concurrency
 //
-// Every method of Store is safe to call from any goroutine. Dispatch, Refuse,
-// End and Close are serialised by one mutex, under which only the reducer
+// Every method of Store is safe to call from any goroutine. Input, Dispatch,
+// Refuse, End and Close are serialised by one mutex, under which only the reducer
 // runs: no user code is ever called while it is held. View never locks: it
 // loads the latest view from an atomic pointer, and a view, once published,
 // is never written again, so it may be read by any number of goroutines.
@@ -73,7 +79,10 @@
 // function. Unsubscribing is idempotent and never waits: once it returns no
 // new call starts, though a call already under way on the subscriber's
 // goroutine may still be running. Close stops every subscriber and waits until
-// every goroutine the store started has returned.
+// every goroutine the store started has returned, however long a subscriber's
+// function takes; CloseContext closes the store just the same but stops
+// waiting when its context ends, reporting the subscriber functions still
+// running in a *CloseError (their goroutines return when the functions do).
 //
 // StripSubagents and HideSubagents never modify the events they are given:
 // an event that needs changing is copied first.

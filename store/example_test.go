@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/reducer"
@@ -152,4 +153,33 @@ func ExampleStripSubagents() {
 	// Output:
 	// true true false
 	// false
+}
+
+// CloseContext bounds how long closing waits for a subscriber that is stuck,
+// e.g. writing to a client that stopped reading.
+func ExampleStore_CloseContext() {
+	s := store.New(nil)
+	stuck := make(chan struct{})
+	entered := make(chan struct{})
+	s.Subscribe(func(v *view.View) {
+		close(entered)
+		<-stuck // blocks until released
+	})
+	<-entered
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	err := s.CloseContext(ctx)
+	var ce *store.CloseError
+	if errors.As(err, &ce) {
+		fmt.Println("still running:", ce.Running, errors.Is(err, context.DeadlineExceeded))
+	}
+	fmt.Println("dispatch after close:", s.Dispatch(&event.RunStarted{ThreadID: "t", RunID: "r"}))
+
+	close(stuck)
+	fmt.Println("second close:", s.CloseContext(context.Background()))
+	// Output:
+	// still running: 1 true
+	// dispatch after close: store: closed
+	// second close: <nil>
 }

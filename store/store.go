@@ -63,16 +63,26 @@ type Store struct {
 	done chan struct{} // closed by Close
 
 	// changed is closed at the next publication; made only when someone
-	// asks for it, so that a store nobody waits on allocates nothing.
-	changedMu sync.Mutex
-	changed   chan struct{}
+	// asks for it, so that a store nobody waits on allocates nothing. It is
+	// the one broadcast every subscriber and every Wait sleeps on: a
+	// publication closes at most one channel, whatever the number of
+	// sleepers.
+	changed atomic.Pointer[chan struct{}]
+
+	// fanout is set once the store has a subscriber: from then on the
+	// notifier goroutine closes changed, so that Dispatch never pays for
+	// waking the subscribers. bell is its one-slot doorbell.
+	fanout atomic.Bool
+	bell   chan struct{}
+	notify sync.Once
 
 	// subsMu guards subsClosed and every replacement of subs; Dispatch reads
 	// subs without locking.
 	subsMu     sync.Mutex
 	subsClosed bool
 	subs       atomic.Pointer[[]*subscriber] // copy on write
-	wg         sync.WaitGroup                // one per subscriber goroutine
+	wg         sync.WaitGroup                // one per goroutine the store started
+	inFn       atomic.Int64                  // subscriber goroutines in (or entering) their function
 
 	// progress is closed the next time a subscriber has handled a view;
 	// made only when Settle waits.
@@ -90,7 +100,7 @@ func New(opts *Options) *Store {
 	if o.Initial == nil {
 		o.Initial = view.New()
 	}
-	s := &Store{done: make(chan struct{})}
+	s := &Store{done: make(chan struct{}), bell: make(chan struct{}, 1)}
 	s.cur.Store(o.Initial)
 	s.subs.Store(new([]*subscriber))
 	return s
@@ -110,12 +120,23 @@ func (s *Store) View() *view.View { return s.cur.Load() }
 //
 // After Close nothing changes any more, and the channel is never closed.
 func (s *Store) Changed() <-chan struct{} {
-	s.changedMu.Lock()
-	defer s.changedMu.Unlock()
-	if s.changed == nil {
-		s.changed = make(chan struct{})
+	for {
+		if p := s.changed.Load(); p != nil {
+			return *p
+		}
+		ch := make(chan struct{})
+		if s.changed.CompareAndSwap(nil, &ch) {
+			return ch
+		}
 	}
-	return s.changed
+}
+
+// broadcast closes the channel Changed handed out, if any, waking everyone
+// who sleeps on it.
+func (s *Store) broadcast() {
+	if p := s.changed.Swap(nil); p != nil {
+		close(*p)
+	}
 }
 
 // Dispatch verifies e against the latest view and folds it (reducer.Fold).
@@ -167,12 +188,29 @@ func (s *Store) Refuse(cause error) error {
 	return err
 }
 
+// Input folds the input of a run about to start (reducer.Input): its
+// messages become the history the run's events fold onto, its state (when
+// present) the run state, and a new stream begins. A client calls it before
+// it sends the input. It returns the *reducer.InputError that refused the
+// input (the view is then unchanged), ErrClosed after Close, a *PanicError if
+// the reducer panicked (the view is then unchanged), else nil.
+func (s *Store) Input(in *event.RunAgentInput) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.Input(cur, in) })
+}
+
 // End records the end of the stream (reducer.End): cause nil means the stream
 // ended; a context error means it was cancelled; any other error means the
 // transport broke, which fails the open run and abandons its open
 // invocations. It returns ErrClosed after Close, a *PanicError if the reducer
 // panicked (the view is then unchanged), else nil.
 func (s *Store) End(cause error) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.End(cur, cause), nil })
+}
+
+// apply publishes fold(latest view), unless the store is closed (ErrClosed),
+// fold fails (its error; the view stays as it was) or the reducer panics
+// (a *PanicError; the view stays as it was).
+func (s *Store) apply(fold func(cur *view.View) (*view.View, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -180,9 +218,12 @@ func (s *Store) End(cause error) error {
 	}
 	cur := s.cur.Load()
 	var next *view.View
-	if perr := protect(cur, "", func() { next = reducer.End(cur, cause) }); perr != nil {
-		// The reducer panicked ending the stream; the view stays as it was.
+	var err error
+	if perr := protect(cur, "", func() { next, err = fold(cur) }); perr != nil {
 		return perr
+	}
+	if err != nil {
+		return err
 	}
 	s.publish(next)
 	return nil
@@ -304,7 +345,21 @@ func (s *Store) Wait(ctx context.Context, cond func(v *view.View) bool) (*view.V
 // Settle first when that matters. After Close the view no longer changes and
 // Dispatch, Refuse and End return ErrClosed; View still returns the last view.
 // Close is idempotent.
-func (s *Store) Close() {
+//
+// Close waits for as long as a subscriber's function runs: a function that
+// blocks forever blocks Close forever. Use CloseContext to bound the wait.
+func (s *Store) Close() { _ = s.CloseContext(context.Background()) }
+
+// CloseContext is Close with a bound on the wait: it closes the store at
+// once (Dispatch, Refuse and End return ErrClosed, no subscriber function is
+// called again) and then waits for the subscriber functions under way to
+// return, until ctx ends. It returns nil when every goroutine the store
+// started has returned, else a *CloseError wrapping ctx's error and saying
+// how many subscriber functions were still running; those goroutines return
+// as soon as their function does, with nothing left for anyone to wait for.
+// CloseContext may be called again, e.g. with a longer deadline; like Close,
+// it must not be called from a subscriber's function.
+func (s *Store) CloseContext(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
@@ -319,8 +374,47 @@ func (s *Store) Close() {
 	for _, sub := range subs {
 		sub.stop()
 	}
-	s.wg.Wait()
+	s.ringNotifier() // the notifier sees done and returns
+
+	waited := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(waited)
+	}()
+	select {
+	case <-waited:
+		return nil
+	case <-ctx.Done():
+	}
+	// A goroutine counts itself before it checks whether it was stopped:
+	// when none is counted now, none will call its function again, and the
+	// rest return at once.
+	busy := s.inFn.Load()
+	if busy == 0 {
+		<-waited
+		return nil
+	}
+	return &CloseError{Running: busy, Err: context.Cause(ctx)}
 }
+
+// CloseError is returned by CloseContext when its context ended while
+// subscriber functions were still running.
+type CloseError struct {
+	// Running is how many subscriber functions had not returned.
+	Running int64
+	// Err is the context's error (its cause, when it has one).
+	Err error
+}
+
+// Error says how many subscribers were still running and why CloseContext
+// stopped waiting.
+func (e *CloseError) Error() string {
+	return fmt.Sprintf("store: closed, but %d subscriber functions were still running: %v", e.Running, e.Err)
+}
+
+// Unwrap returns the context's error, so that errors.Is(err,
+// context.DeadlineExceeded) holds.
+func (e *CloseError) Unwrap() error { return e.Err }
 
 // publish makes v the latest view and wakes everyone waiting for a change.
 // The caller holds s.mu.
@@ -329,21 +423,41 @@ func (s *Store) publish(v *view.View) {
 		return
 	}
 	s.cur.Store(v)
-	s.changedMu.Lock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
+	if s.fanout.Load() {
+		// Waking the sleepers is the notifier's work: one non-blocking send
+		// here, whatever their number.
+		s.ringNotifier()
+		return
 	}
-	s.changedMu.Unlock()
-	for _, sub := range *s.subs.Load() {
-		sub.ring()
+	s.broadcast()
+}
+
+func (s *Store) ringNotifier() {
+	select {
+	case s.bell <- struct{}{}:
+	default:
 	}
 }
 
-// subscriber is one subscription: a goroutine, woken through a one-slot
-// doorbell, that hands the latest view to deliver.
+// notifier wakes the sleepers after each publication: it closes the
+// broadcast channel. Publications made while it does so ring its doorbell
+// once, so a burst of events costs one wake-up of every subscriber, not one
+// per event.
+func (s *Store) notifier() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.bell:
+		case <-s.done:
+			return
+		}
+		s.broadcast()
+	}
+}
+
+// subscriber is one subscription: a goroutine that sleeps on the store's
+// broadcast channel (Changed) and hands the latest view to deliver.
 type subscriber struct {
-	bell    chan struct{} // capacity 1: a ring while one is pending is a no-op
 	quit    chan struct{} // closed by stop
 	once    sync.Once
 	stopped atomic.Bool
@@ -355,13 +469,6 @@ type subscriber struct {
 	deliver func(v *view.View)
 }
 
-func (sub *subscriber) ring() {
-	select {
-	case sub.bell <- struct{}{}:
-	default:
-	}
-}
-
 func (sub *subscriber) stop() {
 	sub.once.Do(func() {
 		sub.stopped.Store(true)
@@ -371,7 +478,6 @@ func (sub *subscriber) stop() {
 
 func (s *Store) subscribe(deliver func(v *view.View)) (unsubscribe func()) {
 	sub := &subscriber{
-		bell:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 		deliver: deliver,
 	}
@@ -386,9 +492,13 @@ func (s *Store) subscribe(deliver func(v *view.View)) (unsubscribe func()) {
 	subs = append(subs, sub)
 	s.subs.Store(&subs)
 	s.wg.Add(1)
+	s.notify.Do(func() {
+		s.wg.Add(1)
+		go s.notifier()
+		s.fanout.Store(true)
+	})
 	s.subsMu.Unlock()
 
-	sub.ring() // deliver the current view first
 	go s.run(sub)
 	return func() { s.unsubscribe(sub) }
 }
@@ -410,24 +520,32 @@ func (s *Store) unsubscribe(sub *subscriber) {
 	s.signalProgress()
 }
 
-// run is a subscriber's goroutine.
+// run is a subscriber's goroutine. It delivers the current view first,
+// then sleeps on the broadcast channel until the next publication.
 func (s *Store) run(sub *subscriber) {
 	defer s.wg.Done()
 	for {
+		// The channel is taken before the view is loaded: a publication
+		// after the load closes it, so no view is missed for good; one
+		// before it is included.
+		ch := s.Changed()
+		v := s.cur.Load()
+		s.inFn.Add(1)
+		if sub.stopped.Load() {
+			s.inFn.Add(-1)
+			return
+		}
+		if v != sub.handled.Load() {
+			sub.deliver(v)
+			sub.handled.Store(v)
+			s.signalProgress()
+		}
+		s.inFn.Add(-1)
 		select {
 		case <-sub.quit:
 			return
-		case <-sub.bell:
+		case <-ch:
 		}
-		// A publication after this load rings the (now empty) doorbell again,
-		// so no view is missed for good; one before it is included.
-		v := s.cur.Load()
-		if sub.stopped.Load() {
-			return
-		}
-		sub.deliver(v)
-		sub.handled.Store(v)
-		s.signalProgress()
 	}
 }
 

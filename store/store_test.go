@@ -17,6 +17,7 @@ import (
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/benchmeter"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/store"
 	"github.com/agview/agview/view"
@@ -791,5 +792,117 @@ func BenchmarkDispatch(b *testing.B) {
 			}
 			perEvent(b)
 		})
+	}
+}
+
+// BenchmarkPublishSubscribers measures what one Dispatch costs with one
+// subscriber and with 10,000, in the same run, and reports the ratio: the
+// publication must cost the same whatever the number of subscribers (they
+// read the latest view; none is rung per event). Each pass dispatches a
+// batch of text deltas into one message, then settles, so the CPU time per
+// event includes the subscribers' own wake-ups.
+func BenchmarkPublishSubscribers(b *testing.B) {
+	const batch = 2000
+	counts := []int{1, 10_000}
+	type setup struct {
+		s      *store.Store
+		events []event.Event
+		wall   time.Duration
+		cpu    time.Duration
+	}
+	setups := make([]*setup, len(counts))
+	for i, n := range counts {
+		s := store.New(nil)
+		for range n {
+			s.Subscribe(func(v *view.View) { _ = v.EventCount() })
+		}
+		require.NoError(b, s.Dispatch(runStarted()))
+		require.NoError(b, s.Dispatch(textStart("m1", "")))
+		require.NoError(b, s.Settle(b.Context()))
+		events := make([]event.Event, batch)
+		for j := range events {
+			events[j] = textContent("m1", "x", "")
+		}
+		setups[i] = &setup{s: s, events: events}
+		defer s.Close()
+	}
+	for b.Loop() {
+		for _, st := range setups {
+			cpu0, _ := benchmeter.CPUTime()
+			t0 := time.Now()
+			for _, e := range st.events {
+				_ = st.s.Dispatch(e)
+			}
+			st.wall += time.Since(t0)
+			_ = st.s.Settle(b.Context())
+			cpu1, _ := benchmeter.CPUTime()
+			st.cpu += cpu1 - cpu0
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*batch) }
+	for i, n := range counts {
+		b.ReportMetric(per(setups[i].wall), fmt.Sprintf("dispatch-ns/event/%dsubs", n))
+		b.ReportMetric(per(setups[i].cpu), fmt.Sprintf("cpu-ns/event/%dsubs", n))
+	}
+	b.ReportMetric(per(setups[1].wall)/per(setups[0].wall), "dispatch-ratio")
+	b.ReportMetric(per(setups[1].cpu)/per(setups[0].cpu), "cpu-ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+func TestCloseContext(t *testing.T) {
+	t.Parallel()
+	t.Run("a blocked subscriber does not hold it past its deadline", func(t *testing.T) {
+		t.Parallel()
+		s := store.New(nil)
+		entered := make(chan struct{})
+		release := make(chan struct{})
+		s.Subscribe(func(*view.View) {
+			close(entered)
+			<-release
+		})
+		for range 3 {
+			s.Subscribe(func(*view.View) {})
+		}
+		<-entered
+		expired, cancel := context.WithDeadline(t.Context(), time.Unix(0, 0))
+		defer cancel()
+		err := s.CloseContext(expired)
+		var ce *store.CloseError
+		require.ErrorAs(t, err, &ce, "CloseContext gives up when its context ends")
+		assert.Equal(t, int64(1), ce.Running, "one subscriber function is still running")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorIs(t, s.Dispatch(runStarted()), store.ErrClosed, "the store is closed all the same")
+		close(release)
+		assert.NoError(t, s.CloseContext(ctx(t)), "a second call waits for the rest")
+	})
+	t.Run("nothing running returns nil", func(t *testing.T) {
+		t.Parallel()
+		s := store.New(nil)
+		s.Subscribe(func(*view.View) {})
+		require.NoError(t, s.Settle(ctx(t)))
+		assert.NoError(t, s.CloseContext(ctx(t)))
+		assert.NoError(t, s.CloseContext(ctx(t)), "idempotent")
+	})
+}
+
+// TestManySubscribersSeeTheLatestView checks the broadcast: every one of
+// many subscribers ends on the last view, whichever views it skipped.
+func TestManySubscribersSeeTheLatestView(t *testing.T) {
+	t.Parallel()
+	s := store.New(nil)
+	defer s.Close()
+	const n = 500
+	last := make([]atomic.Int64, n)
+	for i := range n {
+		s.Subscribe(func(v *view.View) { last[i].Store(int64(v.EventCount())) })
+	}
+	dispatchAll(t, s, runStarted(), textStart("m1", ""))
+	for range 200 {
+		require.NoError(t, s.Dispatch(textContent("m1", "x", "")))
+	}
+	require.NoError(t, s.Settle(ctx(t)))
+	want := int64(s.View().EventCount())
+	for i := range n {
+		require.Equal(t, want, last[i].Load(), "subscriber %d ends on the latest view", i)
 	}
 }

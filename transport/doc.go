@@ -56,6 +56,13 @@
 // TypeScript client, which splits on "\n\n" only, CRLF and CR streams are
 // accepted.
 //
+// Options.Header (an API key, Authorization) is for the agent's origin only.
+// Redirects are followed as net/http follows them, with two guards: a
+// redirect to another origin (scheme, host or port) is sent without
+// Options.Header and without the credential headers (Authorization,
+// Proxy-Authorization, Cookie), and a redirect from https to http is never
+// followed (KindConnect, wrapping ErrInsecureRedirect).
+//
 // # WebSocket framing
 //
 // AG-UI defines no WebSocket framing; agview's is:
@@ -73,7 +80,11 @@
 //  5. The client pings every Options.PingInterval and ends the stream with
 //     KindIO when nothing (message or pong) arrives for PingInterval +
 //     PongTimeout. Servers answer pings, as gorilla/websocket does by default.
-//  6. A client that stops early closes with 1000; one whose context is
+//     The client answers the server's pings; a pong (or a ping) that cannot
+//     be written within PongTimeout, because the peer does not read, ends the
+//     stream with a KindIO error that says so.
+//  6. The handshake follows no redirect.
+//  7. A client that stops early closes with 1000; one whose context is
 //     canceled closes with 1001.
 //
 // # Recorded streams
@@ -90,6 +101,13 @@
 // peer that sends a gigabyte without a line break is stopped at the limit
 // with a KindLimit error, having used memory proportional to the limit.
 //
+// Options.IdleTimeout (off by default) bounds how long a live source waits
+// for a sign of life: a server that sends RUN_STARTED and then nothing, or
+// trickles bytes without completing a line, ends the stream with a KindIdle
+// error (Error.Idle holds the timeout) instead of holding the caller
+// forever. SSE comments (keep-alives) and WebSocket pings from the server
+// count as activity. A context deadline bounds the whole run instead.
+//
 // # Concurrency
 //
 // SSE and WebSocket values are safe for concurrent use: each Run is an
@@ -97,7 +115,9 @@
 // one goroutine: that goroutine is the only one that reads the connection,
 // file or reader. A WebSocket run adds one goroutine that sends pings; it is
 // stopped and waited for before the iteration returns, as is the function
-// that closes the connection when the context is canceled. The events
+// that closes the connection when the context is canceled. With an
+// IdleTimeout, a timer cancels the request or closes the connection when it
+// fires; it is stopped before the iteration returns. The events
 // yielded own their data and may be passed to other goroutines. An
 // SSEDecoder is not safe for concurrent use.
 package transport

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kind classifies a fatal transport error. A Kind is itself an error value so
@@ -27,7 +28,8 @@ const (
 	KindContentType
 	// KindIO: reading failed or the connection broke mid-stream (reset,
 	// unexpected EOF, a WebSocket closed without a close frame, no message or
-	// pong within the keepalive window).
+	// pong within the keepalive window, a ping or pong that could not be
+	// written because the peer does not read).
 	KindIO
 	// KindLimit: one event is larger than Options.MaxEventBytes. Error.Limit
 	// holds the limit.
@@ -48,6 +50,9 @@ const (
 	// Error.Err wraps the context's error, so errors.Is(err,
 	// context.Canceled) and errors.Is(err, context.DeadlineExceeded) work.
 	KindCanceled
+	// KindIdle: the server showed no activity for Options.IdleTimeout (see
+	// there what counts). Error.Idle holds the timeout.
+	KindIdle
 )
 
 var kindText = [...]string{
@@ -61,6 +66,7 @@ var kindText = [...]string{
 	KindTruncated:   "stream ended inside an event",
 	KindIncomplete:  "stream ended before the run finished",
 	KindCanceled:    "canceled",
+	KindIdle:        "idle timeout",
 }
 
 // String returns a short description of the kind, e.g. "event too large".
@@ -111,6 +117,9 @@ type Error struct {
 	CloseCode int
 	// Limit is the limit exceeded for KindLimit (Options.MaxEventBytes), else 0.
 	Limit int64
+	// Idle is the timeout that passed for KindIdle (Options.IdleTimeout),
+	// else 0.
+	Idle time.Duration
 	// Err is the underlying cause, or nil.
 	Err error
 }
@@ -155,6 +164,8 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "closed by peer with code %d", e.CloseCode)
 	case KindLimit:
 		fmt.Fprintf(&b, "event too large: more than %d bytes (Options.MaxEventBytes)", e.Limit)
+	case KindIdle:
+		fmt.Fprintf(&b, "idle timeout: nothing received for %v (Options.IdleTimeout)", e.Idle)
 	default:
 		b.WriteString(e.Kind.String())
 	}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
@@ -139,4 +143,31 @@ func ExampleWriteSSE() {
 	// id: 2
 	// data: two
 	// data: lines
+}
+
+// An idle timeout ends a run whose server has gone quiet: here it sends
+// RUN_STARTED, then nothing.
+func ExampleOptions_idleTimeout() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t1\",\"runId\":\"r1\"}\n\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // quiet until the client goes
+	}))
+	defer srv.Close()
+
+	src := transport.NewSSE(srv.URL, &transport.Options{IdleTimeout: 50 * time.Millisecond})
+	for ev, err := range src.Run(context.Background(), nil) {
+		if errors.Is(err, transport.KindIdle) {
+			var te *transport.Error
+			errors.As(err, &te)
+			fmt.Println("gave up after", te.Idle, "of silence")
+			break
+		}
+		fmt.Println(ev.EventType())
+	}
+	// Output:
+	// RUN_STARTED
+	// gave up after 50ms of silence
 }

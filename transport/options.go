@@ -29,12 +29,23 @@ type Options struct {
 	MaxEventBytes int
 
 	// HTTPClient sends the SSE request. nil means http.DefaultClient. Its
-	// Timeout, if any, bounds the whole stream; prefer a context deadline.
+	// Timeout, if any, bounds the whole stream; prefer a context deadline or
+	// IdleTimeout. The source uses a copy of it whose CheckRedirect guards
+	// redirects (see Header); the caller's CheckRedirect still runs after
+	// that guard.
 	HTTPClient *http.Client
 
 	// Header holds extra request headers, sent with the SSE POST and the
-	// WebSocket handshake (e.g. Authorization). Content-Type and Accept of
-	// the SSE request are always set by the source.
+	// WebSocket handshake (e.g. Authorization or an API key). Content-Type
+	// and Accept of the SSE request are always set by the source.
+	//
+	// The headers go to the agent's origin only. When the server redirects
+	// the SSE request to another origin (another scheme, host or port),
+	// these headers and the credential headers (Authorization,
+	// Proxy-Authorization, Cookie) are removed before the redirect is
+	// followed; a redirect from https to http is never followed (the request
+	// fails with a KindConnect error wrapping ErrInsecureRedirect). A
+	// WebSocket handshake follows no redirect at all.
 	Header http.Header
 
 	// Dialer opens WebSocket connections. nil means websocket.DefaultDialer.
@@ -47,8 +58,21 @@ type Options struct {
 
 	// PongTimeout is how long, beyond PingInterval, a WebSocket source waits
 	// for a message or a pong before it ends the stream with a KindIO error.
-	// 0 means DefaultPongTimeout.
+	// It also bounds the write of each ping and of each pong answering the
+	// peer's pings: a peer that does not read them (a ping flood) ends the
+	// stream with a KindIO error that says so. 0 means DefaultPongTimeout.
 	PongTimeout time.Duration
+
+	// IdleTimeout ends a stream with a KindIdle error when the server shows
+	// no activity for that long, from the request on: a server that sends
+	// RUN_STARTED and then nothing, or trickles bytes, no longer holds the
+	// caller forever. Over SSE, activity is the response headers and every
+	// complete line (an event's lines, a comment such as a keep-alive, a
+	// blank line); bytes that do not complete a line are not. Over WebSocket,
+	// it is every complete message and every ping from the server; the pongs
+	// answering the source's own pings are not (they show the connection is
+	// up, not that the agent is working). 0 means no idle timeout.
+	IdleTimeout time.Duration
 }
 
 // resolve returns a copy of o with defaults filled in.

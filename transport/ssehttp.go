@@ -35,7 +35,9 @@ var _ Runner = (*SSE)(nil)
 
 // NewSSE returns an SSE source for the agent at url. opts may be nil.
 func NewSSE(url string, opts *Options) *SSE {
-	return &SSE{url: url, opts: opts.resolve()}
+	o := opts.resolve()
+	o.HTTPClient = guardRedirects(o.HTTPClient, o.Header)
+	return &SSE{url: url, opts: o}
 }
 
 // Run POSTs input (nil sends an empty RunAgentInput) with Content-Type
@@ -84,9 +86,17 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 		if err != nil {
 			return nil, &Error{Kind: KindConnect, Offset: -1, Err: fmt.Errorf("encode RunAgentInput: %w", err)}
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+		// The request has a context of its own, which the idle watch cancels.
+		rctx, cancel := context.WithCancel(ctx)
+		watch := newIdleWatch(s.opts.IdleTimeout, cancel)
+		fail := func(err *Error) (source, error) {
+			watch.stop()
+			cancel()
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(rctx, http.MethodPost, s.url, bytes.NewReader(body))
 		if err != nil {
-			return nil, &Error{Kind: KindConnect, Offset: -1, Err: err}
+			return fail(&Error{Kind: KindConnect, Offset: -1, Err: err})
 		}
 		for k, v := range s.opts.Header {
 			req.Header[k] = append([]string(nil), v...)
@@ -95,11 +105,15 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 		req.Header.Set("Accept", "text/event-stream")
 		resp, err := s.opts.HTTPClient.Do(req)
 		if err != nil {
-			return nil, &Error{Kind: KindConnect, Offset: -1, Err: err}
+			if watch.timedOut() {
+				return fail(watch.err(-1))
+			}
+			return fail(&Error{Kind: KindConnect, Offset: -1, Err: err})
 		}
+		watch.active()
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			defer resp.Body.Close()
-			return nil, &Error{Kind: KindStatus, Offset: -1, Status: resp.StatusCode, Body: bodyExcerpt(resp.Body)}
+			return fail(&Error{Kind: KindStatus, Offset: -1, Status: resp.StatusCode, Body: bodyExcerpt(resp.Body)})
 		}
 		ct := resp.Header.Get("Content-Type")
 		if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
@@ -108,13 +122,17 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 			if mt == "application/vnd.ag-ui.event+proto" {
 				why = fmt.Errorf("%w (the protobuf framing is not supported)", why)
 			}
-			return nil, &Error{Kind: KindContentType, Offset: -1, Err: why}
+			return fail(&Error{Kind: KindContentType, Offset: -1, Err: why})
 		}
 		s.mu.Lock()
 		s.lastID, s.retry, s.hasRetry = "", 0, false
 		s.mu.Unlock()
-		src := &httpSSESource{owner: s, body: resp.Body}
-		src.p.init(resp.Body, s.opts.MaxEventBytes)
+		src := &httpSSESource{owner: s, body: resp.Body, watch: watch, cancel: cancel}
+		var r io.Reader = resp.Body
+		if watch != nil {
+			r = &lineActivity{ReadCloser: resp.Body, w: watch}
+		}
+		src.p.init(r, s.opts.MaxEventBytes)
 		return src, nil
 	}
 	return st
@@ -124,14 +142,24 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 // stream's cursor to its SSE.
 type httpSSESource struct {
 	sseSource
-	owner *SSE
-	body  io.ReadCloser
-	id    string
-	retry int64
+	owner  *SSE
+	body   io.ReadCloser
+	watch  *idleWatch
+	cancel context.CancelFunc
+	id     string
+	retry  int64
 }
 
 func (s *httpSSESource) next() ([]byte, int64, error) {
 	data, off, err := s.sseSource.next()
+	if err != nil && err != io.EOF && s.watch.timedOut() {
+		// The read failed because the idle watch cancelled the request.
+		at := int64(-1)
+		if e, ok := err.(*Error); ok {
+			at = e.Offset
+		}
+		err = s.watch.err(at)
+	}
 	if s.p.lastID != s.id || s.p.retry != s.retry {
 		s.id, s.retry = s.p.lastID, s.p.retry
 		s.owner.mu.Lock()
@@ -142,7 +170,11 @@ func (s *httpSSESource) next() ([]byte, int64, error) {
 	return data, off, err
 }
 
-func (s *httpSSESource) close() { s.body.Close() }
+func (s *httpSSESource) close() {
+	s.watch.stop()
+	s.cancel()
+	s.body.Close()
+}
 
 // maxExcerpt bounds the body kept in an Error.
 const maxExcerpt = 1 << 10

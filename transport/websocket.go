@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -92,20 +93,45 @@ func (w *WebSocket) stream(input *event.RunAgentInput) *stream {
 		if err != nil {
 			return nil, &Error{Kind: KindConnect, Offset: -1, Err: fmt.Errorf("encode RunAgentInput: %w", err)}
 		}
-		conn, resp, err := w.opts.Dialer.DialContext(ctx, w.url, w.opts.Header)
+		// The dial has a context of its own, which the idle watch cancels;
+		// once connected, the watch closes the connection instead.
+		dctx, cancel := context.WithCancel(ctx)
+		var live atomic.Pointer[websocket.Conn]
+		watch := newIdleWatch(w.opts.IdleTimeout, func() {
+			cancel()
+			if c := live.Load(); c != nil {
+				c.Close()
+			}
+		})
+		conn, resp, err := w.opts.Dialer.DialContext(dctx, w.url, w.opts.Header)
 		if err != nil {
+			watch.stop()
+			cancel()
 			if resp != nil {
 				defer resp.Body.Close()
 				return nil, &Error{Kind: KindStatus, Offset: -1, Status: resp.StatusCode,
 					Body: bodyExcerpt(resp.Body), Err: err}
 			}
+			if watch.timedOut() {
+				return nil, watch.err(-1)
+			}
 			return nil, &Error{Kind: KindConnect, Offset: -1, Err: err}
 		}
-		s := &wsSource{conn: conn, opts: &w.opts, quit: make(chan struct{}), aborted: make(chan struct{})}
+		live.Store(conn)
+		if watch.timedOut() { // it fired while the dial returned
+			conn.Close()
+		}
+		watch.active()
+		s := &wsSource{conn: conn, opts: &w.opts, quit: make(chan struct{}), aborted: make(chan struct{}),
+			watch: watch, cancel: cancel}
 		conn.SetReadLimit(int64(w.opts.MaxEventBytes))
+		conn.SetPingHandler(s.pong)
 		s.stopAbort = context.AfterFunc(ctx, s.abort)
 		if err := conn.WriteMessage(websocket.TextMessage, body); err != nil {
 			s.close()
+			if watch.timedOut() {
+				return nil, watch.err(-1)
+			}
 			return nil, &Error{Kind: KindIO, Offset: -1, Err: fmt.Errorf("send RunAgentInput: %w", err)}
 		}
 		if w.opts.PingInterval > 0 {
@@ -132,6 +158,33 @@ type wsSource struct {
 	stopAbort func() bool
 	aborted   chan struct{} // closed when abort has run
 	done      bool          // the peer closed, or a close frame was sent
+
+	watch   *idleWatch
+	cancel  context.CancelFunc // the dial's context
+	pingErr atomic.Pointer[error]
+}
+
+// pongError is the error of a pong that could not be written in answer to
+// the peer's ping: the peer does not read (or the connection broke).
+type pongError struct {
+	wait time.Duration
+	err  error
+}
+
+func (e *pongError) Error() string {
+	return fmt.Sprintf("answering the peer's ping: the pong could not be written within %v (Options.PongTimeout), the peer does not read what it is sent (a ping flood?): %v", e.wait, e.err)
+}
+
+func (e *pongError) Unwrap() error { return e.err }
+
+// pong answers a ping from the peer, which counts as activity.
+func (s *wsSource) pong(data string) error {
+	s.watch.active()
+	err := s.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(s.opts.PongTimeout))
+	if err == nil || errors.Is(err, websocket.ErrCloseSent) {
+		return nil
+	}
+	return &pongError{wait: s.opts.PongTimeout, err: err}
 }
 
 func (s *wsSource) offset() int64 { return -1 }
@@ -153,6 +206,7 @@ func (s *wsSource) ping() {
 			return
 		case <-t.C:
 			if err := s.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(s.opts.PongTimeout)); err != nil {
+				s.pingErr.Store(&err)
 				return
 			}
 		}
@@ -183,6 +237,7 @@ func (s *wsSource) next() ([]byte, int64, error) {
 	if _, err := s.buf.ReadFrom(r); err != nil {
 		return nil, -1, s.classify(err)
 	}
+	s.watch.active()
 	return s.buf.Bytes(), -1, nil
 }
 
@@ -192,7 +247,12 @@ func (s *wsSource) next() ([]byte, int64, error) {
 func (s *wsSource) classify(err error) error {
 	var ce *websocket.CloseError
 	var ne net.Error
+	var pe *pongError
 	switch {
+	case s.watch.timedOut():
+		return s.watch.err(-1)
+	case errors.As(err, &pe):
+		return &Error{Kind: KindIO, Offset: -1, Err: pe}
 	case errors.As(err, &ce):
 		switch ce.Code {
 		case CloseNormal, CloseGoingAway, websocket.CloseNoStatusReceived:
@@ -207,6 +267,9 @@ func (s *wsSource) classify(err error) error {
 		s.done = true // gorilla has sent 1009
 		return &Error{Kind: KindLimit, Offset: -1, CloseCode: CloseMessageTooBig,
 			Limit: int64(s.opts.MaxEventBytes), Err: err}
+	case errors.As(err, &ne) && ne.Timeout() && s.pingErr.Load() != nil:
+		return &Error{Kind: KindIO, Offset: -1,
+			Err: fmt.Errorf("a ping could not be written within %v (Options.PongTimeout), the peer does not read what it is sent: %w", s.opts.PongTimeout, *s.pingErr.Load())}
 	case errors.As(err, &ne) && ne.Timeout():
 		return &Error{Kind: KindIO, Offset: -1,
 			Err: fmt.Errorf("no message or pong for %v: %w", s.opts.PingInterval+s.opts.PongTimeout, err)}
@@ -227,6 +290,8 @@ func (s *wsSource) sendClose(code int, text string) {
 }
 
 func (s *wsSource) close() {
+	s.watch.stop()
+	defer s.cancel()
 	if !s.stopAbort() {
 		<-s.aborted // abort has closed the connection
 	}

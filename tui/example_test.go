@@ -34,6 +34,49 @@ func ExampleRun() {
 	}
 }
 
+// A Conversation lets the user continue the thread from the terminal: the
+// next message, the answers to the interrupts a run left pending. Here each
+// turn is client.Continue (the next input NextInput builds from the
+// client's view: history, state, message, answers) on the same client, so
+// the model shows it from the same store.
+func ExampleConversationFunc() {
+	srv := agenttest.NewServer(agenttest.Swarm(nil), nil)
+	defer srv.Close()
+	c := client.New(srv.URL())
+	defer c.Close()
+
+	conv := tui.ConversationFunc(func(ctx context.Context, t tui.Turn) error {
+		opts := &client.InputOptions{Answer: t.Answer}
+		if t.Message != "" {
+			opts.Messages = []event.Message{client.UserMessage(t.Message)}
+		}
+		_, err := c.Continue(ctx, opts)
+		return err
+	})
+
+	ctx := context.Background()
+	go c.Run(ctx, agenttest.SwarmInput(nil))
+	if err := tui.Run(ctx, c.Store(), &tui.Options{Title: "demo", Conversation: conv}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+}
+
+// Summary is the line Run leaves in the terminal when it ends.
+func ExampleSummary() {
+	v := view.New()
+	for _, e := range []event.Event{
+		&event.RunStarted{ThreadID: "t1", RunID: "r1"},
+		&event.SubagentStarted{ID: "sa-1", Name: "researcher"},
+		&event.SubagentFinished{ID: "sa-1"},
+		&event.RunFinished{ThreadID: "t1", RunID: "r1"},
+	} {
+		v, _ = reducer.Fold(v, e)
+	}
+	fmt.Println(tui.Summary(v))
+	// Output:
+	// run r1 finished · 1 subagent: 1 finished · 4 events, none rejected
+}
+
 // New returns the bubbletea model, to embed in a program of one's own or to
 // drive by hand: here with Frame messages carrying views, as tests do.
 func ExampleNew() {
@@ -67,7 +110,7 @@ func ExampleNew() {
 	//   ┃ › Searching the archives                               ┃
 	//   ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
 	//
-	//  ↑↓/tab move  ←→ parent/child  enter expand  q quit     2/2
+	//  ↑↓ move  s state  d diagnostics  ? keys  q quit
 }
 
 // Lines prints plain progress lines, for when standard output is not a

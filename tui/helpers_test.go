@@ -45,10 +45,28 @@ func fold(t testing.TB, lenient bool, events ...event.Event) *view.View {
 // recordings are the demo swarms the tests use, recorded under testdata
 // (go test ./tui -update records them anew) so that the golden screens do
 // not change when package agenttest's demo does.
-var recordings = map[string]*agenttest.SwarmConfig{
-	"swarm-1": {Seed: 1},
-	"swarm-3": {Seed: 3, Researchers: 8},
-	"swarm-7": {Seed: 7, Researchers: 8},
+var recordings = map[string]func() []event.Event{
+	"swarm-1": func() []event.Event { return agenttest.SwarmEvents(&agenttest.SwarmConfig{Seed: 1}) },
+	"swarm-3": func() []event.Event { return agenttest.SwarmEvents(&agenttest.SwarmConfig{Seed: 3, Researchers: 8}) },
+	"swarm-7": func() []event.Event { return agenttest.SwarmEvents(&agenttest.SwarmConfig{Seed: 7, Researchers: 8}) },
+	// The conversation: seed 1, its approval granted, then a follow-up
+	// question (a user message whose id is user-2, in run run-3).
+	"swarm-1-conversation": func() []event.Event {
+		cfg := &agenttest.SwarmConfig{Seed: 1}
+		evs := append(agenttest.SwarmEvents(cfg), agenttest.SwarmResumeEvents(cfg, true)...)
+		v := view.New()
+		for _, e := range evs {
+			v, _ = reducer.Fold(v, e)
+		}
+		in := &event.RunAgentInput{ThreadID: "thread-demo", RunID: "run-3", State: v.State()}
+		for m := range v.Messages() {
+			if m.Role != event.RoleActivity {
+				in.Messages = append(in.Messages, m)
+			}
+		}
+		in.Messages = append(in.Messages, event.Message{ID: "user-2", Role: event.RoleUser, Content: []byte(`"And what about the winters?"`)})
+		return append(evs, agenttest.SwarmFollowUpEvents(cfg, in)...)
+	},
 }
 
 var (
@@ -64,12 +82,12 @@ func events(t testing.TB, name string) []event.Event {
 	if evs, ok := recorded[name]; ok {
 		return evs
 	}
-	cfg, ok := recordings[name]
+	record, ok := recordings[name]
 	require.True(t, ok, "no recording %q", name)
 	path := filepath.Join("testdata", name+".jsonl")
 	if *update {
 		var b []byte
-		for _, e := range agenttest.SwarmEvents(cfg) {
+		for _, e := range record() {
 			line, err := event.Encode(e)
 			require.NoError(t, err)
 			b = append(append(b, line...), '\n')
@@ -130,12 +148,15 @@ func press(k string) tea.KeyPressMsg {
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"tab": tea.KeyTab, "enter": tea.KeyEnter, "esc": tea.KeyEscape, "home": tea.KeyHome,
 		"end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
+		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete,
+	}
+	switch {
+	case k == "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case strings.HasPrefix(k, "ctrl+") && len(k) == 6:
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
 	}
 	switch k {
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	case "space":
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	}

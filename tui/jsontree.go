@@ -117,6 +117,10 @@ type treeLine struct {
 	node    bool
 }
 
+// maxStateItems is how many members of an expanded container the state
+// view shows.
+const maxStateItems = 200
+
 // defaultOpenDepth is how deep containers start expanded: the document and
 // its members; deeper containers start collapsed.
 const defaultOpenDepth = 2
@@ -168,7 +172,9 @@ func flatten(root *node, open map[string]bool) []treeLine {
 				what = plural(len(n.kids), "item")
 			}
 			runs := append([]styled{plain(indent + "▸ ")}, label...)
-			runs = append(runs, plain(string(n.kind)+"…"+closeCh+comma+" "), with(stFaint, what))
+			// No separator after a folded container: {…} 5 keys reads
+			// better than {…}, 5 keys.
+			runs = append(runs, plain(string(n.kind)+"…"+closeCh+" "), with(stFaint, what))
 			out = append(out, treeLine{runs: runs, pointer: n.pointer, node: true})
 			return
 		}
@@ -176,6 +182,15 @@ func flatten(root *node, open map[string]bool) []treeLine {
 		runs = append(runs, plain(string(n.kind)))
 		out = append(out, treeLine{runs: runs, pointer: n.pointer, node: true})
 		for i, k := range n.kids {
+			if i == maxStateItems {
+				// A container of 100,000 members is not 100,000 lines a frame.
+				what := plural(len(n.kids)-i, "more key")
+				if n.kind == '[' {
+					what = plural(len(n.kids)-i, "more item")
+				}
+				out = append(out, treeLine{runs: []styled{plain(indent + "    "), with(stFaint, "⋯ "+what+" (agview replay --json has them)")}})
+				break
+			}
 			walk(k, depth+1, i == len(n.kids)-1)
 		}
 		out = append(out, treeLine{runs: []styled{plain(indent + "  " + closeCh + comma)}})

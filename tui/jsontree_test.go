@@ -53,7 +53,7 @@ func TestFlatten(t *testing.T) {
 	}
 	assert.Equal(t, `▾ {
   ▾ "a": {
-    ▸ "b": {…}, 1 key
+    ▸ "b": {…} 1 key
       "e": []
     },
     "s": "x\u001b"
@@ -70,7 +70,7 @@ func TestFlatten(t *testing.T) {
   }
 `, text(map[string]bool{"/a/b": true}), "an unfolded container shows its members")
 	assert.Equal(t, `▾ {
-  ▸ "a": {…}, 2 keys
+  ▸ "a": {…} 2 keys
     "s": "x\u001b"
   }
 `, text(map[string]bool{"/a": false}), "a folded container hides its members")

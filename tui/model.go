@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/store"
 	"github.com/agview/agview/view"
 )
@@ -23,9 +25,11 @@ const (
 	ModeState
 	// ModeDiagnostics lists the refused events and warnings.
 	ModeDiagnostics
+	// ModeHelp lists every key.
+	ModeHelp
 )
 
-// String returns the mode's name: panes, state or diagnostics.
+// String returns the mode's name: panes, state, diagnostics or help.
 func (m Mode) String() string {
 	switch m {
 	case ModePanes:
@@ -34,6 +38,8 @@ func (m Mode) String() string {
 		return "state"
 	case ModeDiagnostics:
 		return "diagnostics"
+	case ModeHelp:
+		return "help"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
@@ -99,6 +105,26 @@ type Model struct {
 	diagOffset int
 	diagLines  int
 
+	helpFrom   Mode // the mode ? was pressed in
+	helpOffset int
+	helpLines  int
+
+	// The conversation (nil: the model only shows).
+	conv     Conversation
+	sending  bool // a turn's Continue has not returned
+	sentRuns int  // the runs in the view when the turn was sent
+	// answers are the answers given so far to the pending interrupts, by
+	// interrupt id; they are sent when every pending one has its answer.
+	answers   map[string]event.ResumeEntry
+	edit      *editor // the input line; nil when closed
+	editFor   string  // the interrupt a payload answers; "" for a message
+	notice    string  // a one-line notice above the footer, until the next key
+	noticeErr bool
+	// turns tracks the goroutines running Continue; cancels cancel their
+	// contexts (stop calls them and waits).
+	turns   sync.WaitGroup
+	cancels []context.CancelFunc
+
 	// Derived by layout, read by the key handlers.
 	panes   []pane
 	tops    []int // first body line of each pane
@@ -119,12 +145,22 @@ type cachedPane struct {
 // that waits for the store to publish a view and hands the latest one to
 // the model, at most Options.FPS times a second, never once per event; while
 // something runs it also wakes to animate spinners. s may be nil: the model
-// then shows the views it is sent in Frame messages. opts may be nil; only
-// Title and FPS matter here. opts is not retained.
+// then shows the views it is sent in Frame messages. opts may be nil;
+// Title, FPS and Conversation matter here. opts is not retained (its
+// Conversation is).
+//
+// With a Conversation the model holds the thread's conversation: once a run
+// has ended, i opens an input line whose text is sent as the next user
+// message, and the interrupts a run leaves pending are shown one at a time,
+// to be approved (y), rejected (n), answered with a JSON payload (p) or
+// cancelled (c); once all are answered the model sends them. Either way the
+// model calls Conversation.Continue, and shows the run it starts through
+// the store.
 func New(s *store.Store, opts *Options) *Model {
 	o := opts.withDefaults()
 	m := &Model{
 		store:     s,
+		conv:      o.Conversation,
 		title:     o.Title,
 		interval:  time.Second / time.Duration(o.FPS),
 		done:      make(chan struct{}),
@@ -141,9 +177,21 @@ func New(s *store.Store, opts *Options) *Model {
 	return m
 }
 
-// stop ends the frame loop's pending wait, if any. Run calls it when the
-// program has ended.
-func (m *Model) stop() { m.stopOnce.Do(func() { close(m.done) }) }
+// stop ends the frame loop's pending wait, if any, cancels a turn under way
+// and waits for its Continue to return. Run calls it when the program has
+// ended.
+func (m *Model) stop() {
+	m.stopOnce.Do(func() { close(m.done) })
+	for _, cancel := range m.cancels {
+		cancel()
+	}
+	m.turns.Wait()
+}
+
+// Close stops the model's frame loop and cancels a turn under way, waiting
+// for its Continue to return. A program that runs a Model of its own calls
+// it once the program has ended; Run does it itself.
+func (m *Model) Close() { m.stop() }
 
 // Init starts the frame loop (nothing when the model has no store).
 func (m *Model) Init() tea.Cmd {
@@ -168,6 +216,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.nextFrame()
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
+	case tea.PasteMsg:
+		if m.edit != nil {
+			m.edit.insert(msg.Content)
+		}
+	case turnDoneMsg:
+		m.turnDone(msg)
 	default:
 		return m, nil
 	}
@@ -223,6 +277,7 @@ func (m *Model) Expanded(inv *view.Invocation) bool {
 func (m *Model) apply(f Frame) {
 	if f.View != nil {
 		m.v = f.View
+		m.syncAnswers()
 	}
 	if !f.Time.IsZero() {
 		m.now = f.Time
@@ -264,8 +319,11 @@ func (m *Model) nextFrame() tea.Cmd {
 }
 
 // animating reports whether a spinner is on screen: the run or an
-// invocation is running.
+// invocation is running, or a turn is being sent.
 func (m *Model) animating() bool {
+	if m.sending {
+		return true
+	}
 	if r, ok := m.v.LastRun(); ok && r.Status == view.RunRunning {
 		return true
 	}
@@ -280,22 +338,46 @@ func (m *Model) animating() bool {
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
-	switch s {
-	case "q", "ctrl+c":
+	if s == "ctrl+c" {
 		return tea.Quit
+	}
+	if m.edit != nil {
+		return m.editKey(k)
+	}
+	if s == "q" {
+		return tea.Quit
+	}
+	m.notice = ""
+	if s == "?" && m.mode != ModeHelp {
+		m.helpFrom, m.mode, m.helpOffset = m.mode, ModeHelp, 0
+		return nil
 	}
 	switch m.mode {
 	case ModePanes:
-		m.panesKey(s)
+		return m.panesKey(s)
 	case ModeState:
 		m.stateKey(s)
 	case ModeDiagnostics:
 		m.diagKey(s)
+	case ModeHelp:
+		m.helpKey(s)
 	}
 	return nil
 }
 
-func (m *Model) panesKey(k string) {
+func (m *Model) panesKey(k string) tea.Cmd {
+	switch k {
+	case "i":
+		m.openMessage()
+		return nil
+	case "y", "n", "p", "c":
+		return m.answerKey(k)
+	}
+	m.movePanes(k)
+	return nil
+}
+
+func (m *Model) movePanes(k string) {
 	pos := m.selectedPos()
 	n := len(m.panes)
 	switch k {
@@ -401,7 +483,8 @@ func (m *Model) layout() {
 		return
 	}
 	head := m.header(w)
-	m.bodyH = h - len(head) - 1
+	bottom := m.bottom(w, h-len(head)-1)
+	m.bodyH = h - len(head) - 1 - len(bottom)
 	var body []string
 	switch m.mode {
 	case ModePanes:
@@ -410,13 +493,17 @@ func (m *Model) layout() {
 		body = m.stateBody(w, m.bodyH)
 	case ModeDiagnostics:
 		body = m.diagBody(w, m.bodyH)
+	case ModeHelp:
+		body = m.helpBody(w, m.bodyH)
 	}
+	body = body[:min(len(body), max(m.bodyH, 0))]
 	lines := make([]string, 0, h)
 	lines = append(lines, head...)
 	lines = append(lines, body...)
-	for len(lines) < h-1 {
+	for len(lines) < h-1-len(bottom) {
 		lines = append(lines, spaces(w))
 	}
+	lines = append(lines, bottom...)
 	lines = append(lines, m.footer(w))
 	m.content = strings.Join(lines, "\n")
 }
@@ -428,11 +515,17 @@ func maxIndent(w int) int { return max(0, min(w-30, w/3)) }
 func (m *Model) panesBody(w, bodyH int) []string {
 	cache := make(map[int]cachedPane, len(m.panes))
 	m.tops = make([]int, len(m.panes))
+	asks := m.asks()
 	var all []string
 	pos := m.selectedPos()
 	for i, p := range m.panes {
 		indent := min(2*p.depth, maxIndent(w))
 		look := paneLook{width: w - indent, expanded: m.expanded[p.key], selected: i == pos}
+		if p.inv.IsRoot() {
+			look.ask = asks[""]
+		} else {
+			look.ask = asks[p.inv.ID()]
+		}
 		if p.inv.Status() == view.Running {
 			look.spin = spinner(m.now)
 		}
@@ -445,6 +538,11 @@ func (m *Model) panesBody(w, bodyH int) []string {
 		pre := spaces(indent)
 		for _, l := range c.lines {
 			all = append(all, pre+l)
+		}
+		if p.hidden > 0 {
+			in := min(2*(p.depth+1), maxIndent(w))
+			all = append(all, spaces(in)+line(w-in, with(stFaint,
+				"⋯ "+plural(p.hidden, "more nested subagent")+" without a pane (agview replay --json has them)")))
 		}
 	}
 	m.cache = cache
@@ -464,6 +562,31 @@ func (m *Model) panesBody(w, bodyH int) []string {
 	}
 	m.offset = max(0, min(m.offset, len(all)-bodyH))
 	return all[m.offset:min(len(all), m.offset+bodyH)]
+}
+
+// asks maps the invocations that raised the pending interrupts ("" for the
+// parent agent) to what they ask: each interrupt's message, or its id.
+func (m *Model) asks() map[string]string {
+	pending := m.v.PendingInterrupts()
+	if len(pending) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(pending))
+	for _, it := range pending {
+		who := ""
+		if it.Subagent != nil {
+			who = *it.Subagent
+		}
+		what := oneLine(it.ID)
+		if it.Message != nil && oneLine(*it.Message) != "" {
+			what = oneLine(*it.Message)
+		}
+		if out[who] != "" {
+			what = out[who] + " · " + what
+		}
+		out[who] = what
+	}
+	return out
 }
 
 // msgStatus is the status of the message id in the current view: open,
@@ -548,47 +671,137 @@ func (m *Model) header(w int) []string {
 	if warns > 0 {
 		second = append(second, plain("   "), with(stWarn, "⚠ "+plural(warns, "warning")))
 	}
+	if r, ok := m.v.LastRun(); ok {
+		if t := r.Tokens(); t.Reported {
+			second = append(second, plain("   "), with(stFaint, tokensText(t)))
+		}
+	}
 	return []string{line(w, runs...), line(w, second...)}
+}
+
+// Bottom area limits.
+const (
+	minBody   = 3 // body lines the interrupt box leaves at least
+	maxAskBox = 8 // the interrupt box's height at most
+)
+
+// bottom is what shows between the body and the footer: the interrupt
+// asked (in the panes), a notice, the input line or what is being sent. It
+// takes at most room-2 lines: the body keeps two.
+func (m *Model) bottom(w, room int) []string {
+	var status []string
+	if m.notice != "" {
+		st := stFaint
+		if m.noticeErr {
+			st = stError
+		}
+		status = append(status, line(w, plain(" "), with(st, m.notice)))
+	}
+	switch {
+	case m.edit != nil:
+		prompt := " you › "
+		if m.editFor != "" {
+			prompt = " answer " + oneLine(m.editFor) + " › "
+		}
+		status = append(status, m.edit.view(w, with(stUser, prompt)))
+	case m.sending && len(m.v.Runs()) == m.sentRuns:
+		status = append(status, line(w, with(stRunning, " "+spinner(m.now)+" "), with(stFaint, "sending…")))
+	}
+	if len(status) > room-2 {
+		status = status[len(status)-max(room-2, 0):]
+	}
+	if m.mode != ModePanes {
+		return status
+	}
+	ask := m.askBox(w, min(room-len(status)-minBody, maxAskBox))
+	return append(ask, status...)
+}
+
+// hint is a key and what it does, in the footer. The footer shows as many
+// as fit, dropping the least important first (the highest prio); prio 0
+// hints always show.
+type hint struct {
+	key, label string
+	prio       int
 }
 
 // footer is the keys of the current mode, and where the selection is.
 func (m *Model) footer(w int) string {
-	var keys [][2]string
+	var keys []hint
 	var where string
-	switch m.mode {
-	case ModePanes:
-		keys = [][2]string{{"↑↓/tab", "move"}, {"←→", "parent/child"}, {"enter", "expand"}, {"a", "all"}, {"s", "state"}, {"d", "diagnostics"}, {"q", "quit"}}
-		where = fmt.Sprintf("%d/%d", m.selectedPos()+1, len(m.panes))
-	case ModeState:
-		keys = [][2]string{{"↑↓", "move"}, {"enter", "fold"}, {"←→", "fold/unfold"}, {"s/esc", "back"}, {"q", "quit"}}
-	case ModeDiagnostics:
-		keys = [][2]string{{"↑↓", "scroll"}, {"d/esc", "back"}, {"q", "quit"}}
-	}
-	rw := width(where)
-	room := w - 1 // the leading space
-	if where != "" {
-		room -= rw + 2
-	}
-	// As many whole key hints as fit; the last one, quit, always.
-	last := keys[len(keys)-1]
-	room -= width("  " + last[0] + " " + last[1])
-	runs := []styled{plain(" ")}
-	used := 0
-	for i, k := range keys[:len(keys)-1] {
-		sep := ""
-		if i > 0 {
-			sep = "  "
+	switch {
+	case m.edit != nil:
+		keys = []hint{{"enter", "send", 0}, {"esc", "cancel", 0}, {"ctrl+c", "quit", 0}}
+	case m.mode == ModePanes:
+		keys = []hint{{"↑↓", "move", 2}, {"←→", "tree", 4}, {"enter", "expand", 3}, {"a", "all", 5}}
+		if m.conv != nil && !m.busy() {
+			if it, _, _, ok := m.current(); ok {
+				k := "y/n/p/c"
+				if _, expired := expiry(it, m.clock()); expired {
+					k = "c"
+				} else if !approvable(it) {
+					k = "p/c"
+				}
+				keys = append(keys, hint{k, "answer", 0})
+			} else {
+				keys = append(keys, hint{"i", "message", 0})
+			}
 		}
-		n := width(sep + k[0] + " " + k[1])
-		if used+n > room {
+		keys = append(keys, hint{"s", "state", 1}, hint{"d", "diagnostics", 1}, hint{"?", "keys", 0}, hint{"q", "quit", 0})
+		where = fmt.Sprintf("%d/%d", m.selectedPos()+1, len(m.panes))
+	case m.mode == ModeState:
+		keys = []hint{{"↑↓", "move", 2}, {"enter", "fold", 3}, {"←→", "fold/unfold", 4}, {"s/esc", "back", 1}, {"?", "keys", 0}, {"q", "quit", 0}}
+	case m.mode == ModeDiagnostics:
+		keys = []hint{{"↑↓", "scroll", 2}, {"d/esc", "back", 1}, {"?", "keys", 0}, {"q", "quit", 0}}
+	case m.mode == ModeHelp:
+		keys = []hint{{"↑↓", "scroll", 2}, {"?/esc", "back", 1}, {"q", "quit", 0}}
+	}
+	hintsWidth := func() int {
+		n := 0
+		for i, k := range keys {
+			if i > 0 {
+				n += 2
+			}
+			n += width(k.key) + 1 + width(k.label)
+		}
+		return n
+	}
+	room := w - 1 // the leading space
+	whereW := width(where) + 2
+	// Drop the least important hints until the rest fit, the position
+	// among the panes (worth a prio 3 hint) included.
+	for {
+		need := hintsWidth()
+		if where != "" {
+			need += whereW
+		}
+		if need <= room {
 			break
 		}
-		used += n
-		runs = append(runs, plain(sep), with(stKey, k[0]), with(stFaint, " "+k[1]))
+		worst, at := 0, -1
+		for i, k := range keys {
+			if k.prio > worst {
+				worst, at = k.prio, i
+			}
+		}
+		if where != "" && worst <= 3 {
+			where = ""
+			continue
+		}
+		if at < 0 {
+			break
+		}
+		keys = append(keys[:at:at], keys[at+1:]...)
 	}
-	runs = append(runs, plain("  "), with(stKey, last[0]), with(stFaint, " "+last[1]))
-	if where == "" || room < 0 {
+	runs := []styled{plain(" ")}
+	for i, k := range keys {
+		if i > 0 {
+			runs = append(runs, plain("  "))
+		}
+		runs = append(runs, with(stKey, k.key), with(stFaint, " "+k.label))
+	}
+	if where == "" {
 		return line(w, runs...)
 	}
-	return line(w-rw-1, runs...) + stFaint.render(where) + " "
+	return line(w-width(where)-1, runs...) + stFaint.render(where) + " "
 }

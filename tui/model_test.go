@@ -107,7 +107,7 @@ func TestKeys(t *testing.T) {
 		{name: "a expands all", keys: []string{"a"}, selected: 0, expanded: []int{0, 1, 2, 3, 4, 5}},
 		{name: "a again collapses all", keys: []string{"a", "a"}, selected: 0},
 		{name: "a completes a partial expansion", keys: []string{"enter", "a"}, selected: 0, expanded: []int{0, 1, 2, 3, 4, 5}},
-		{name: "pgdown", keys: []string{"pgdown"}, selected: 4},
+		{name: "pgdown", keys: []string{"pgdown"}, selected: 3},
 		{name: "pgup", keys: []string{"end", "pgup"}, selected: 1},
 		{name: "s shows the state", keys: []string{"s"}, mode: ModeState},
 		{name: "s again comes back", keys: []string{"s", "s"}, mode: ModePanes},
@@ -116,7 +116,14 @@ func TestKeys(t *testing.T) {
 		{name: "esc leaves the diagnostics", keys: []string{"d", "esc"}, mode: ModePanes},
 		{name: "keys in the state do not move the panes", keys: []string{"s", "down", "down", "enter", "s"}, selected: 0},
 		{name: "selection survives the state", keys: []string{"down", "s", "s"}, selected: 1},
-		{name: "unknown keys are ignored", keys: []string{"x", "?", "1"}, selected: 0},
+		{name: "unknown keys are ignored", keys: []string{"x", "z", "1"}, selected: 0},
+		{name: "? shows the keys", keys: []string{"?"}, mode: ModeHelp},
+		{name: "? again comes back", keys: []string{"down", "?", "?"}, selected: 1, mode: ModePanes},
+		{name: "esc leaves the keys", keys: []string{"?", "esc"}, mode: ModePanes},
+		{name: "the keys come back to the state", keys: []string{"s", "?", "esc"}, mode: ModeState},
+		{name: "the keys come back to the diagnostics", keys: []string{"d", "?", "?"}, mode: ModeDiagnostics},
+		{name: "keys in the help do not move the panes", keys: []string{"?", "down", "end", "esc"}, selected: 0},
+		{name: "without a conversation i does nothing", keys: []string{"i", "j"}, selected: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -508,6 +515,7 @@ func TestModeString(t *testing.T) {
 	assert.Equal(t, "panes", ModePanes.String())
 	assert.Equal(t, "state", ModeState.String())
 	assert.Equal(t, "diagnostics", ModeDiagnostics.String())
+	assert.Equal(t, "help", ModeHelp.String())
 	assert.Equal(t, "Mode(7)", Mode(7).String())
 }
 

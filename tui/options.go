@@ -3,7 +3,7 @@ package tui
 import "io"
 
 // Options configures Run and New. nil means all defaults; the struct is
-// copied, never retained.
+// copied, never retained (the Conversation it names is).
 type Options struct {
 	// Title is shown in the header and the terminal's title, e.g. the
 	// agent's URL or "demo".
@@ -17,6 +17,10 @@ type Options struct {
 	Input io.Reader
 	// Output is where Run draws; nil means standard output.
 	Output io.Writer
+	// Conversation continues the thread: with it the user can send the next
+	// message and answer the interrupts a run leaves pending (see New). nil
+	// means the model only shows the store's view.
+	Conversation Conversation
 }
 
 // withDefaults returns a copy of o (nil: the zero Options) with the

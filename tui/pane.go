@@ -22,13 +22,26 @@ type pane struct {
 	parent int // the parent pane's key; rootKey's parent is rootKey
 	depth  int
 	inv    *view.Invocation
+	// hidden counts the invocations below this one that have no pane of
+	// their own: deeper than maxPaneDepth, or past maxPaneChildren children
+	// (with everything they spawned).
+	hidden int
 }
+
+// Bounds of the pane tree: a hostile stream (a chain of subagents 100,000
+// deep, or one invocation spawning 100,000) must not make a pane per
+// invocation; what is cut is counted under the last pane shown.
+const (
+	maxPaneDepth    = 16
+	maxPaneChildren = 200
+)
 
 // panes lists the invocations of v depth first, as the tree nests: the
 // parent agent, then each invocation followed by the ones it spawned, in
-// start order. Invocations the tree does not reach (an id reused in a later
-// run leaves the earlier invocation without a parent pointing at it) follow
-// at the first level, in first-seen order.
+// start order, at most maxPaneDepth levels deep and maxPaneChildren
+// children wide. Invocations the tree does not reach (an id reused in a
+// later run leaves the earlier invocation without a parent pointing at it)
+// follow at the first level, in first-seen order.
 func panes(v *view.View) []pane {
 	keys := make(map[*view.Invocation]int, v.InvocationCount())
 	i := 0
@@ -38,18 +51,46 @@ func panes(v *view.View) []pane {
 	}
 	out := make([]pane, 0, len(keys)+1)
 	seen := make([]bool, len(keys))
+	// hide marks inv and everything below it seen, without recursion, and
+	// returns how many invocations that is.
+	hide := func(inv *view.Invocation) int {
+		n := 0
+		stack := []*view.Invocation{inv}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if k, ok := keys[x]; ok {
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				n++
+			}
+			for _, id := range x.Children() {
+				stack = append(stack, v.Invocation(id))
+			}
+		}
+		return n
+	}
 	var walk func(inv *view.Invocation, key, parent, depth int)
 	walk = func(inv *view.Invocation, key, parent, depth int) {
+		at := len(out)
 		out = append(out, pane{key: key, parent: parent, depth: depth, inv: inv})
 		if key >= 0 {
 			seen[key] = true
 		}
+		shown := 0
 		for _, id := range inv.Children() {
 			c := v.Invocation(id)
 			k, ok := keys[c]
 			if !ok || seen[k] {
 				continue
 			}
+			if depth+1 > maxPaneDepth || shown == maxPaneChildren {
+				out[at].hidden += hide(c)
+				continue
+			}
+			shown++
 			walk(c, k, key, depth+1)
 		}
 	}
@@ -72,6 +113,7 @@ type paneLook struct {
 	expanded bool
 	selected bool
 	spin     string // the spinner frame, "" when nothing in the pane runs
+	ask      string // what the invocation's pending interrupts ask, "" when none
 }
 
 // Limits of what an expanded pane shows of one item.
@@ -114,9 +156,9 @@ func renderPane(inv *view.Invocation, look paneLook, t time.Time, name func(id s
 
 	var body [][]styled
 	if look.expanded {
-		body = expandedBody(inv, inner, t, name, status)
+		body = expandedBody(inv, inner, t, look.ask, name, status)
 	} else {
-		body = collapsedBody(inv, inner, t, status)
+		body = collapsedBody(inv, inner, t, look.ask, status)
 	}
 	border := stBorder
 	edges := roundEdges
@@ -172,16 +214,37 @@ func box(w int, e edges, border style, title, right []styled, body [][]styled) [
 }
 
 // collapsedBody is two lines: what the invocation is (its description, or
-// counts for one without) and the latest thing it did.
-func collapsedBody(inv *view.Invocation, w int, t time.Time, status func(string) view.EntityStatus) [][]styled {
+// counts for one without) and the latest thing it did; before that, the last
+// thing the user said to it, when that is not the latest; and after it,
+// what it asks, when an interrupt it raised awaits an answer.
+func collapsedBody(inv *view.Invocation, w int, t time.Time, ask string, status func(string) view.EntityStatus) [][]styled {
+	var body [][]styled
 	first := oneLine(inv.Description())
 	if first == "" {
 		first = counts(inv)
 	}
-	if first == "" {
-		return [][]styled{latest(inv, w, t, status)}
+	if first != "" {
+		body = append(body, []styled{with(stFaint, first)})
 	}
-	return [][]styled{{with(stFaint, first)}, latest(inv, w, t, status)}
+	last := latest(inv, w, t, status)
+	var said *event.Message
+	for m := range inv.Messages() {
+		if m.Role == event.RoleUser {
+			said = &m
+		}
+	}
+	if said != nil {
+		prefix, pst, st := rolePrefix(said)
+		user := []styled{with(pst, prefix), with(st, truncate(oneLine(messageText(said)), w-width(prefix)))}
+		if runsWidth(user) != runsWidth(last) || user[1].text != last[len(last)-1].text {
+			body = append(body, user)
+		}
+	}
+	body = append(body, last)
+	if ask != "" {
+		body = append(body, []styled{with(stSuspend, "‖ asks: "), with(stActivity, ask)})
+	}
+	return body
 }
 
 // counts summarises an invocation's contents, "" when it has none.
@@ -248,7 +311,7 @@ func latest(inv *view.Invocation, w int, t time.Time, status func(string) view.E
 			}
 		}
 	}
-	prefix, st := rolePrefix(last)
+	prefix, pst, st := rolePrefix(last)
 	text := oneLine(messageText(last))
 	room := w - width(prefix)
 	switch unclosed[last.ID] {
@@ -260,11 +323,11 @@ func latest(inv *view.Invocation, w int, t time.Time, status func(string) view.E
 			mark = " " + cutOff
 		}
 		text = truncate(text, room-width(mark))
-		return []styled{with(stFaint, prefix), with(st, text), with(stError, mark)}
+		return []styled{with(pst, prefix), with(st, text), with(stError, mark)}
 	default:
 		text = truncate(text, room)
 	}
-	return []styled{with(stFaint, prefix), with(st, text)}
+	return []styled{with(pst, prefix), with(st, text)}
 }
 
 // cutOff marks a text or reasoning message abandoned while it streamed: its
@@ -291,24 +354,26 @@ func toolSummary(c view.ToolCall, t time.Time) []styled {
 	return runs
 }
 
-// rolePrefix is how a message's role shows before its text, and the text's
-// style.
-func rolePrefix(m *event.Message) (string, style) {
+// rolePrefix is how a message's role shows before its text: the prefix,
+// its style and the text's style. The user's messages stand out.
+func rolePrefix(m *event.Message) (string, style, style) {
 	switch m.Role {
 	case event.RoleAssistant:
-		return "› ", stNone
+		return "› ", stFaint, stNone
 	case event.RoleReasoning:
-		return "thinking › ", stThinking
+		return "thinking › ", stFaint, stThinking
 	case event.RoleActivity:
 		at := "activity"
 		if m.ActivityType != nil {
 			at = oneLine(*m.ActivityType)
 		}
-		return "◆ " + at + " ", stActivity
+		return "◆ " + at + " ", stFaint, stActivity
 	case event.RoleTool:
-		return "↳ ", stResult
+		return "↳ ", stFaint, stResult
+	case event.RoleUser:
+		return "user › ", stUser, stNone
 	}
-	return oneLine(string(m.Role)) + " › ", stFaint
+	return oneLine(string(m.Role)) + " › ", stFaint, stFaint
 }
 
 // messageText is the text a message shows.
@@ -350,8 +415,9 @@ func errorText(e *view.Error) string {
 	return s
 }
 
-// expandedBody shows everything about the invocation, in order.
-func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) string, status func(string) view.EntityStatus) [][]styled {
+// expandedBody shows everything about the invocation, in order, and ask,
+// what its pending interrupts ask.
+func expandedBody(inv *view.Invocation, w int, t time.Time, ask string, name func(string) string, status func(string) view.EntityStatus) [][]styled {
 	var body [][]styled
 	add := func(runs ...styled) { body = append(body, runs) }
 	// block adds text wrapped under a prefix (later lines hang under the
@@ -439,8 +505,8 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) st
 		}
 		text := messageText(&m)
 		if ms := unclosed[m.ID]; text != "" || ms != "" {
-			prefix, st := rolePrefix(&m)
-			indent := block(prefix, stFaint, text, st, maxTextLines, ms == view.EntityOpen)
+			prefix, pst, st := rolePrefix(&m)
+			indent := block(prefix, pst, text, st, maxTextLines, ms == view.EntityOpen)
 			if ms == view.EntityAbandoned {
 				add(with(stError, spaces(indent)+cutOff))
 			}
@@ -464,7 +530,9 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, name func(string) st
 	if e := inv.Error(); e != nil {
 		block("✗ ", stError, errorText(e), stError, maxTextLines, false)
 	}
-	if o := inv.Outcome(); o != nil && inv.Status() == view.Suspended {
+	if ask != "" {
+		block("‖ asks: ", stSuspend, ask, stActivity, maxTextLines, false)
+	} else if o := inv.Outcome(); o != nil && inv.Status() == view.Suspended {
 		s := "awaiting outside input"
 		if len(o.InterruptIDs) > 0 {
 			s += ": " + oneLine(strings.Join(o.InterruptIDs, ", "))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -18,12 +19,24 @@ import (
 // Options.FPS times a second, never once per event, and keeps showing the
 // last view after the stream ends, until the user quits.
 //
+// With Options.Conversation the user can continue the thread from the
+// terminal: send the next message, answer the interrupts a run leaves
+// pending (see New). When the program ends, a turn under way is cancelled
+// and Run waits for its Continue to return.
+//
+// Once the screen is restored, Run prints a one-line Summary of the store's
+// latest view to the output, so that how the run ended stays in the
+// terminal.
+//
 // Run returns nil when the user quit, ctx.Err() when ctx ended it, and an
 // error when the terminal could not be set up or read. opts may be nil.
 func Run(ctx context.Context, s *store.Store, opts *Options) error {
 	o := opts.withDefaults()
 	m := New(s, &o)
-	defer m.stop()
+	out := o.Output
+	if out == nil {
+		out = os.Stdout
+	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(o.FPS)}
 	if o.Input != nil {
 		popts = append(popts, tea.WithInput(o.Input))
@@ -36,6 +49,12 @@ func Run(ctx context.Context, s *store.Store, opts *Options) error {
 		}
 	}
 	_, err := tea.NewProgram(m, popts...).Run()
+	m.stop()
+	v := m.v
+	if s != nil {
+		v = s.View()
+	}
+	fmt.Fprintln(out, Summary(v))
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

@@ -213,24 +213,31 @@ func (m *Model) diagBody(w, bodyH int) []string {
 }
 
 func (m *Model) diagKey(k string) {
-	inner := max(m.bodyH-2, 1)
-	switch k {
-	case "d", "esc":
+	if k == "d" || k == "esc" {
 		m.mode = ModePanes
-	case "down", "j":
-		m.diagOffset++
-	case "up", "k":
-		m.diagOffset--
-	case "pgdown", "space":
-		m.diagOffset += inner
-	case "pgup":
-		m.diagOffset -= inner
-	case "home", "g":
-		m.diagOffset = 0
-	case "end", "G":
-		m.diagOffset = m.diagLines
+		return
 	}
-	m.diagOffset = max(0, min(m.diagOffset, m.diagLines-inner))
+	m.diagOffset = scroll(k, m.diagOffset, m.diagLines, max(m.bodyH-2, 1))
+}
+
+// scroll returns the first line to show of a list of total lines in a box
+// of inner lines, after key k, from offset.
+func scroll(k string, offset, total, inner int) int {
+	switch k {
+	case "down", "j":
+		offset++
+	case "up", "k":
+		offset--
+	case "pgdown", "space":
+		offset += inner
+	case "pgup":
+		offset -= inner
+	case "home", "g":
+		offset = 0
+	case "end", "G":
+		offset = total
+	}
+	return max(0, min(offset, total-inner))
 }
 
 // fill pads body with empty lines to n lines, so that a box fills the body.

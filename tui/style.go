@@ -68,6 +68,7 @@ var (
 	stOK       = fg(colGreen)
 	stSuspend  = fg(colMagenta)
 	stMuted    = fg(colGrey)
+	stUser     = newStyle(lipgloss.NewStyle().Foreground(colGreen).Bold(true))
 )
 
 // spinnerFrames animate what is running; one frame every spinStep.

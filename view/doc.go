@@ -7,7 +7,10 @@
 //   - [View.Runs]: each run of the stream in order, with its thread and run
 //     ids, status (running, finished, errored, interrupted, incomplete,
 //     cancelled, failed), outcome, result, error and interrupts (each
-//     carrying the subagent that raised it).
+//     carrying the subagent that raised it), and the token usage it reported
+//     ([Run.Usage], summed by [Run.Tokens]).
+//   - [View.Thread]: the conversation's thread, from the run input a client
+//     folded before its run (reducer.Input, PROTOCOL.md G15).
 //   - The invocation tree: [View.Root] is the parent agent, [View.Invocation]
 //     finds a subagent invocation by id and [View.Invocations] lists them in
 //     the order they were first seen. Each [Invocation] has its id, name
@@ -18,7 +21,9 @@
 //     result, the subagents each spawned), steps, reasoning and activity.
 //   - [View.Messages]: the flat AG-UI message list exactly as the reference
 //     client (@ag-ui/client 1.0) builds it, each message carrying its
-//     subagentRunId; this is what the next RunAgentInput.messages sends back.
+//     subagentRunId: first the history the client sent (the run input's
+//     messages), then what the streams did to it; this is what the next
+//     RunAgentInput.messages sends back.
 //   - [View.State]: the one run-scoped JSON document. A subagent's
 //     STATE_SNAPSHOT or STATE_DELTA changes it exactly as the parent's does;
 //     who changed it last is provenance only ([View.StateChangedBy]).
@@ -30,8 +35,9 @@
 // # JSON form
 //
 // [View.MarshalJSON] writes one JSON object with these keys, always present
-// and always in this order; agview replay --json prints it and golden tests
-// compare it, so it is stable:
+// and always in this order ([View.WriteJSON] writes the same bytes to an
+// io.Writer as it goes, for a view too large to hold twice); agview replay
+// --json prints it and golden tests compare it, so it is stable:
 //
 //	{
 //	  "events": 12,                    // wire events seen (folded, refused or skipped)
@@ -40,7 +46,8 @@
 //	  "pendingInterrupts": [ … ],      // AG-UI Interrupt objects
 //	  "runs": [                        // in stream order
 //	    {"threadId": "th1", "runId": "r1", "status": "finished",
-//	     "outcome": null, "result": null, "error": null}
+//	     "outcome": null, "result": null, "error": null,
+//	     "usage": [{"model": "m", "inputTokens": 12, "outputTokens": 30, "totalTokens": 42}]}
 //	  ],
 //	  "invocations": [                 // subagents only, flat, in first-seen order
 //	    {"subagentRunId": "sa1", "run": 0, "name": "researcher", "description": null,
@@ -59,13 +66,17 @@
 // Run status is one of running, finished, errored, interrupted, incomplete,
 // cancelled, failed; outcome is the RUN_FINISHED outcome as sent (null when
 // absent), result its result, error {"message", "code"} from RUN_ERROR or the
-// transport. An invocation's status is one of running, finished, suspended,
-// errored, abandoned, unannounced; name is the announced name or, for an
-// invocation seen only through attribution, its id; outcome is the
+// transport; usage is the AG-UI TokenUsage list exactly as RUN_FINISHED (or,
+// for an errored run, RUN_ERROR) sent it, and is the one key written only
+// when present: a run that reported no usage has no usage key. An
+// invocation's status is one of running, finished, suspended, errored,
+// abandoned, unannounced; name is the announced name or, for an invocation
+// seen only through attribution, its id; outcome is the
 // SUBAGENT_FINISHED outcome as sent (cleared when a later run continues a
 // suspended invocation); error is {"message", "code"} from SUBAGENT_ERROR.
 // run is the index in runs of the run in which the invocation was first
-// seen ([Invocation.RunIndex]). An id names one invocation per run, but a
+// seen ([Invocation.RunIndex]), -1 for a subagent known only from history a
+// client sent before the first run. An id names one invocation per run, but a
 // later run may reuse an id for a new invocation (PROTOCOL.md G10): two
 // entries then share a subagentRunId and differ in run. children lists the
 // ids of the invocations this one spawned, in start order; when an id

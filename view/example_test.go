@@ -3,6 +3,7 @@ package view_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
@@ -121,4 +122,41 @@ func ExampleView_Messages() {
 	fmt.Println(string(b))
 	// Output:
 	// [{"id":"m1","role":"assistant","content":"Let me check.","toolCalls":[{"id":"tc1","type":"function","function":{"name":"search","arguments":"{\"q\":\"tides\"}"}}]},{"id":"t1","role":"tool","content":"3 hits","toolCallId":"tc1","subagentRunId":"sa1"}]
+}
+
+// WriteJSON writes the JSON form as it goes, member by member: the bytes
+// MarshalJSON returns, without holding them all.
+func ExampleView_WriteJSON() {
+	v := fold(
+		`{"type":"RUN_STARTED","threadId":"th1","runId":"r1"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"sa1","name":"researcher"}`,
+		`{"type":"STATE_SNAPSHOT","snapshot":{"step":1}}`,
+	)
+	if err := v.WriteJSON(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println()
+	// Output:
+	// {"events":3,"messages":[],"state":{"step":1},"pendingInterrupts":[],"runs":[{"threadId":"th1","runId":"r1","status":"running","outcome":null,"result":null,"error":null}],"invocations":[{"subagentRunId":"sa1","run":0,"name":"researcher","description":null,"status":"running","parentSubagentRunId":null,"parentToolCallId":null,"parentMessageId":null,"children":[],"messageIds":[],"toolCallIds":[],"steps":[],"outcome":null,"result":null,"error":null}],"diagnostics":[]}
+}
+
+// A run's token usage: as the producer reported it, one entry per model,
+// and summed.
+func ExampleRun_Tokens() {
+	v := fold(
+		`{"type":"RUN_STARTED","threadId":"th1","runId":"r1"}`,
+		`{"type":"RUN_FINISHED","threadId":"th1","runId":"r1","usage":[`+
+			`{"model":"large","inputTokens":1200,"outputTokens":300,"totalTokens":1500},`+
+			`{"model":"small","inputTokens":80,"outputTokens":20}]}`,
+	)
+	run, _ := v.LastRun()
+	for _, u := range run.Usage {
+		fmt.Println(*u.Model, *u.InputTokens, *u.OutputTokens)
+	}
+	t := run.Tokens()
+	fmt.Printf("tokens: %d in, %d out, %d total\n", t.Input, t.Output, t.Total)
+	// Output:
+	// large 1200 300
+	// small 80 20
+	// tokens: 1280 in, 320 out, 1600 total
 }

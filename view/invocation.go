@@ -137,7 +137,9 @@ func (i *Invocation) Status() Status { return Status(i.d().Status.String()) }
 
 // RunIndex returns the position in View.Runs of the run in which the
 // invocation was first seen: started, named by an attributed event, or
-// carried by history (RUN_STARTED.input, MESSAGES_SNAPSHOT). It stays the
+// carried by history (RUN_STARTED.input, MESSAGES_SNAPSHOT; for the history
+// of a client's run input, reducer.Input, the run before it, -1 before the
+// first run). It stays the
 // same when a later run continues a suspended invocation, and tells apart
 // the invocations of an id reused in a later run (PROTOCOL.md G10). The
 // root returns 0: the parent agent takes part in every run.

@@ -3,22 +3,16 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/jsonstr"
 	"github.com/agview/agview/internal/model"
 )
 
-// The JSON form; see the package documentation. Every key is always written.
-type jsonView struct {
-	Events            int               `json:"events"`
-	Messages          []event.Message   `json:"messages"`
-	State             json.RawMessage   `json:"state"`
-	PendingInterrupts []event.Interrupt `json:"pendingInterrupts"`
-	Runs              []jsonRun         `json:"runs"`
-	Invocations       []jsonInvocation  `json:"invocations"`
-	Diagnostics       []jsonDiagnostic  `json:"diagnostics"`
-}
+// The JSON form, written by WriteJSON; see the package documentation. Every
+// key is always written, in the order of the documentation: events,
+// messages, state, pendingInterrupts, runs, invocations, diagnostics.
 
 type jsonRun struct {
 	ThreadID exact                     `json:"threadId"`
@@ -27,6 +21,9 @@ type jsonRun struct {
 	Outcome  *event.RunFinishedOutcome `json:"outcome"`
 	Result   json.RawMessage           `json:"result"`
 	Error    *jsonError                `json:"error"`
+	// Usage is written only when the run reported usage (see the package
+	// documentation).
+	Usage []event.TokenUsage `json:"usage,omitzero"`
 }
 
 type jsonError struct {
@@ -92,42 +89,67 @@ func jsonErrorOf(e *model.ErrorInfo) *jsonError {
 // documentation. Strings are written as JavaScript's JSON.stringify writes
 // them (no HTML escaping).
 func (v *View) MarshalJSON() ([]byte, error) {
-	st := v.st()
-	out := jsonView{
-		Events:            st.Events,
-		Messages:          v.MessageList(),
-		State:             st.C.Doc.JSON(),
-		PendingInterrupts: v.PendingInterrupts(),
-		Runs:              make([]jsonRun, 0, st.C.Runs.Len()),
-		Invocations:       make([]jsonInvocation, 0, st.NInvs()),
-		Diagnostics:       make([]jsonDiagnostic, 0, st.C.Diags.Len()),
+	var buf bytes.Buffer
+	if err := v.WriteJSON(&buf); err != nil {
+		return nil, err
 	}
+	return buf.Bytes(), nil
+}
+
+// WriteJSON writes the view's JSON form to w: the bytes MarshalJSON returns,
+// written one member at a time (a message, a run, an invocation, a
+// diagnostic), so that writing a large view holds no more than one member's
+// JSON besides the view itself. It returns the first error of w.
+func (v *View) WriteJSON(w io.Writer) error {
+	st := v.st()
+	jw := &jsonWriter{w: w}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+
+	jw.raw(`{"events":`)
+	jw.value(st.Events)
+	jw.raw(`,"messages":[`)
+	first := true
+	for m := range v.Messages() {
+		jw.sep(&first)
+		jw.value(&m) // addressable, as an element of a slice is
+	}
+	jw.raw(`],"state":`)
+	jw.value(json.RawMessage(st.C.Doc.JSON()))
+	jw.raw(`,"pendingInterrupts":`)
+	jw.value(v.PendingInterrupts())
+	jw.raw(`,"runs":[`)
+	first = true
 	for r := range st.C.Runs.Values() {
-		out.Runs = append(out.Runs, jsonRun{
+		jw.sep(&first)
+		jw.value(&jsonRun{
 			ThreadID: exact(r.ThreadID), RunID: exact(r.RunID), Status: RunStatus(r.Status),
-			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err),
+			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err), Usage: r.Usage,
 		})
 	}
+	jw.raw(`],"invocations":[`)
+	first = true
+	// One jsonInvocation, its id lists reused: encoding 100,000 invocations
+	// allocates little more than their children lists.
+	j := jsonInvocation{MessageIDs: []exact{}, ToolCallIDs: []exact{}, Steps: []jsonStep{}}
 	for n := range st.EachInv {
 		inv := (*Invocation)(n)
 		d := n.D().I
-		j := jsonInvocation{
-			SubagentRunID:       exact(d.ID),
-			Run:                 d.Run,
-			Name:                exact(inv.Name()),
-			Description:         (*exact)(d.Description),
-			Status:              Status(n.D().Status.String()),
-			ParentSubagentRunID: (*exact)(d.ParentSub),
-			ParentToolCallID:    (*exact)(d.ParentTool),
-			ParentMessageID:     (*exact)(d.ParentMsg),
-			Children:            exacts(d.Children.Slice()),
-			MessageIDs:          []exact{},
-			ToolCallIDs:         []exact{},
-			Steps:               []jsonStep{},
-			Outcome:             d.Outcome,
-			Result:              d.Result,
-			Error:               jsonErrorOf(d.Err),
-		}
+		j.SubagentRunID = exact(d.ID)
+		j.Run = d.Run
+		j.Name = exact(inv.Name())
+		j.Description = (*exact)(d.Description)
+		j.Status = Status(n.D().Status.String())
+		j.ParentSubagentRunID = (*exact)(d.ParentSub)
+		j.ParentToolCallID = (*exact)(d.ParentTool)
+		j.ParentMessageID = (*exact)(d.ParentMsg)
+		j.Children = exacts(d.Children.Slice())
+		j.MessageIDs = j.MessageIDs[:0]
+		j.ToolCallIDs = j.ToolCallIDs[:0]
+		j.Steps = j.Steps[:0]
+		j.Outcome = d.Outcome
+		j.Result = d.Result
+		j.Error = jsonErrorOf(d.Err)
 		for m := range inv.msgs() {
 			j.MessageIDs = append(j.MessageIDs, exact(m.ID))
 			for _, c := range m.Calls.All() {
@@ -137,16 +159,50 @@ func (v *View) MarshalJSON() ([]byte, error) {
 		for s := range d.Steps.Values() {
 			j.Steps = append(j.Steps, jsonStep{Name: exact(s.Name), Status: entityStatus(s.Status)})
 		}
-		out.Invocations = append(out.Invocations, j)
+		jw.sep(&first)
+		jw.value(&j)
 	}
+	jw.raw(`],"diagnostics":[`)
+	first = true
 	for d := range st.C.Diags.Values() {
-		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
+		jw.sep(&first)
+		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return nil, err
+	jw.raw(`]}`)
+	return jw.err
+}
+
+// jsonWriter writes the JSON form piece by piece, keeping the first error.
+type jsonWriter struct {
+	w   io.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func (j *jsonWriter) raw(s string) {
+	if j.err == nil {
+		_, j.err = io.WriteString(j.w, s)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// value writes x as encoding/json writes it inside the whole (no HTML
+// escaping), without the encoder's newline.
+func (j *jsonWriter) value(x any) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	if j.err = j.enc.Encode(x); j.err != nil {
+		return
+	}
+	_, j.err = j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte{'\n'}))
+}
+
+// sep writes the comma before every member but the first.
+func (j *jsonWriter) sep(first *bool) {
+	if !*first {
+		j.raw(",")
+	}
+	*first = false
 }

@@ -58,6 +58,21 @@ func (v *View) LastRun() (Run, bool) {
 	return runOf(&r), true
 }
 
+// Thread returns the conversation's thread id: the threadId of the last run
+// input folded into the view (reducer.Input, as a client does before each
+// run), else the threadId of the last run's RUN_STARTED, else "". A
+// client's next run goes to this thread (client.NextInput).
+func (v *View) Thread() string {
+	st := v.st()
+	if st.C.Thread != "" {
+		return st.C.Thread
+	}
+	if r, ok := st.C.Runs.Last(); ok {
+		return r.ThreadID
+	}
+	return ""
+}
+
 // Root returns the parent agent: the invocation events without a
 // subagentRunId belong to. Its ID is "" and it has no parent.
 func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
@@ -81,12 +96,41 @@ func (v *View) Invocation(id string) *Invocation {
 	return nil
 }
 
-// Invocations iterates the subagent invocations (not the root) in the order
-// they were first seen.
+// Invocations iterates the subagent invocations in the order they were
+// first seen. The parent agent is not among them: Root returns it (its
+// messages, tool calls and steps are those of untagged events).
 func (v *View) Invocations() iter.Seq[*Invocation] {
 	st := v.st()
 	return func(yield func(*Invocation) bool) {
 		st.EachInv(func(n *model.Inv) bool { return yield((*Invocation)(n)) })
+	}
+}
+
+// ChangedSince iterates the invocations of v, the root first, that changed
+// since old (a view v was folded from, directly or not) or are new since
+// then: what a front end redraws when it goes from old to v. It compares
+// each invocation's node with old's (nodes are shared while unchanged), so
+// it costs a pointer comparison per invocation and reads nothing else. old
+// nil yields every invocation.
+func (v *View) ChangedSince(old *View) iter.Seq[*Invocation] {
+	st := v.st()
+	return func(yield func(*Invocation) bool) {
+		if old == nil {
+			if yield(v.Root()) {
+				st.EachInv(func(n *model.Inv) bool { return yield((*Invocation)(n)) })
+			}
+			return
+		}
+		ost := old.st()
+		if st.Root != ost.Root && !yield(v.Root()) {
+			return
+		}
+		n, key := ost.NInvs(), 0
+		st.EachInv(func(inv *model.Inv) bool {
+			changed := key >= n || ost.Inv(key) != inv
+			key++
+			return !changed || yield((*Invocation)(inv))
+		})
 	}
 }
 
@@ -267,6 +311,10 @@ type Run struct {
 	// Interrupts are the interrupt outcome's interrupts, each carrying the
 	// subagent that raised it (Subagent nil: the parent agent).
 	Interrupts []event.Interrupt
+	// Usage is the token usage the run reported, as sent: RUN_FINISHED's
+	// usage, or RUN_ERROR's for an errored run (one entry per provider or
+	// model); nil when the run reported none. Tokens sums it.
+	Usage []event.TokenUsage
 	// StartIndex is the index of the event that opened the run; EndIndex of
 	// the event that ended it, -1 while it has not ended.
 	StartIndex int
@@ -281,6 +329,7 @@ func runOf(r *model.Run) Run {
 		Status:      RunStatus(r.Status),
 		Result:      bytes.Clone(r.Result),
 		Error:       errorOf(r.Err),
+		Usage:       model.CloneUsage(r.Usage),
 		StartIndex:  r.Start,
 		EndIndex:    r.End,
 	}
@@ -294,6 +343,45 @@ func runOf(r *model.Run) Run {
 		out.Outcome = &o
 	}
 	return out
+}
+
+// Tokens sums a run's token usage over its entries (Run.Usage); Reported
+// is false when the run reported no usage at all.
+type Tokens struct {
+	// Reported: the run reported usage (RUN_FINISHED or RUN_ERROR carried a
+	// usage list, even an empty one).
+	Reported bool
+	// Input, Output and Total are the tokens read, written and in all. An
+	// entry without totalTokens counts its input plus output in Total.
+	Input, Output, Total int64
+	// Reasoning, CachedInput and CacheWriteInput sum the entries' optional
+	// counts of the same names.
+	Reasoning, CachedInput, CacheWriteInput int64
+}
+
+// Tokens returns the run's token usage summed over its entries: what a
+// front end shows as a run's tokens in, out and total.
+func (r *Run) Tokens() Tokens {
+	t := Tokens{Reported: r.Usage != nil}
+	n := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	for _, u := range r.Usage {
+		t.Input += n(u.InputTokens)
+		t.Output += n(u.OutputTokens)
+		if u.TotalTokens != nil {
+			t.Total += *u.TotalTokens
+		} else {
+			t.Total += n(u.InputTokens) + n(u.OutputTokens)
+		}
+		t.Reasoning += n(u.ReasoningTokens)
+		t.CachedInput += n(u.CachedInputTokens)
+		t.CacheWriteInput += n(u.CacheWriteInputTokens)
+	}
+	return t
 }
 
 // Error is an error report: RUN_ERROR's or SUBAGENT_ERROR's message and

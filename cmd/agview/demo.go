@@ -6,7 +6,6 @@ import (
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/client"
-	"github.com/agview/agview/event"
 )
 
 const demoHelp = `Starts the embedded demo agent (agenttest's demo swarm: a supervisor
@@ -14,6 +13,11 @@ delegating to concurrent researchers, nested subagents, tool calls, reasoning,
 steps, run state, one subagent that errors and one that suspends on an
 interrupt) on loopback and watches it, exactly as "agview watch" would. No
 network and no set-up.
+
+On a terminal the demo holds a conversation: answer the researcher's approval
+interrupt (y approve, n reject, p a JSON payload, c cancel) and the suspended
+researcher continues until the swarm finishes; then i asks a follow-up
+question, which the supervisor answers in a new run on the same thread.
 
 Examples:
   agview demo
@@ -43,5 +47,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	defer srv.Close()
 	c := client.New(srv.URL())
 	defer c.Close()
-	return e.watch(ctx, c, &event.RunAgentInput{ThreadID: "demo-thread", RunID: "demo-run"}, *asJSON, "demo")
+	// The user's question is the first message of the thread's history.
+	input := agenttest.SwarmInput(&agenttest.SwarmConfig{Seed: *seed, ThreadID: "demo-thread", RunID: "demo-run"})
+	return e.watch(ctx, c, input, &watchConfig{asJSON: *asJSON, title: "demo"})
 }

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
@@ -22,35 +28,284 @@ type inputError struct {
 func (e *inputError) Error() string { return e.name + ": " + e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
-// foldFile reads a recorded stream (path "-" = stdin) and folds every frame
-// into a fresh view. Rejected events are recorded in the view's diagnostics;
-// a stream that ends mid-run is recorded as a warning (G12). The error is an
-// *inputError when the input is unusable: the view then holds what was
-// folded before the failure.
-func foldFile(ctx context.Context, e *env, path string, format transport.Format) (*view.View, error) {
-	var frames func(yield func(transport.Frame, error) bool)
-	name := path
-	if path == "-" {
-		name = "standard input"
-		frames = transport.ReadFrames(ctx, e.stdin, format, nil)
-	} else {
-		frames = transport.ReadFileFrames(ctx, path, format, nil)
+// recording is what a command reads: a recorded stream and how to read it.
+type recording struct {
+	path   string // "-" means standard input
+	format transport.Format
+	// maxEventBytes is --max-event-bytes (0: the transport's default).
+	maxEventBytes int
+}
+
+// name is how messages name the recording.
+func (r *recording) name() string { return displayName(r.path) }
+
+// folded is a folded recording: the final view and where each event stood in
+// the input, so that messages can name lines.
+type folded struct {
+	v *view.View
+	// format is the recording's format (detected, or as named).
+	format transport.Format
+	// lines holds the 1-based line where each event began, by event index;
+	// empty for formats that are not line-based.
+	lines []int32
+	// types holds the type of a refused event that did not decode far
+	// enough for the view to know it (a line that is not valid JSON), when
+	// its bytes still name one.
+	types map[int]string
+	// bytes is the number of bytes read.
+	bytes int64
+}
+
+// line returns the 1-based line where event i began, or 0 when unknown.
+func (f *folded) line(i int) int {
+	if i < 0 || i >= len(f.lines) {
+		return 0
 	}
+	return int(f.lines[i])
+}
+
+// typeOf returns the type to show for diagnostic d.
+func (f *folded) typeOf(d view.Diagnostic) string {
+	if d.Type != "" {
+		return string(d.Type)
+	}
+	return f.types[d.Index]
+}
+
+// foldFile reads a recorded stream and folds every frame into a fresh view.
+// Rejected events are recorded in the view's diagnostics; a stream that ends
+// mid-run is recorded as a warning (G12). The error is an *inputError when
+// the input is unusable (it cannot be read or framed, or it holds no events
+// or no run): the view then holds what was folded before the failure.
+func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
+	r, closeInput, size, err := e.open(ctx, rec.path)
+	if err != nil {
+		return &folded{v: view.New()}, &inputError{name: rec.name(), err: err}
+	}
+	defer closeInput()
+	in := &inputReader{r: r}
+	opts := &transport.Options{MaxEventBytes: rec.maxEventBytes}
+	res := &folded{format: rec.format}
+	prog := e.newProgress(rec.name(), size)
 	// Nothing reads the view before the end: a Builder folds the frames
 	// without making a view per event.
 	b := reducer.NewBuilder(view.New())
-	for f, err := range frames {
+	var ferr error
+	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
 				// The stream ended cleanly with a run still open: a warning,
 				// recorded by End below.
 				break
 			}
-			return b.End(err), &inputError{name: name, err: err}
+			ferr = err
+			break
 		}
-		_ = b.FoldJSON(f.Data) // a refusal is recorded in the view
+		if res.format == transport.FormatAuto {
+			res.format = in.detected()
+		}
+		if lineBased(res.format) {
+			res.lines = append(res.lines, int32(in.lineOf(f.Offset)))
+		}
+		if viol := b.FoldJSON(f.Data); viol != nil { // a refusal is recorded in the view
+			var v *reducer.Violation
+			if errors.As(viol, &v) && v.Type == "" {
+				if t := scanType(f.Data); t != "" {
+					if res.types == nil {
+						res.types = map[int]string{}
+					}
+					res.types[f.Index] = t
+				}
+			}
+		}
+		prog.update(in.n, f.Index+1)
 	}
-	return b.End(nil), nil
+	prog.done()
+	res.bytes = in.n
+	if res.format == transport.FormatAuto {
+		res.format = in.detected()
+	}
+	res.v = b.End(ferr)
+	if ferr != nil {
+		return res, &inputError{name: rec.name(), err: ferr}
+	}
+	if err := res.usable(rec); err != nil {
+		return res, &inputError{name: rec.name(), err: err}
+	}
+	return res, nil
+}
+
+// usable reports a recording that was read without error but cannot be what
+// its reader wanted: no event at all, or events with no run and nothing
+// rejected (a CI gate on such a file must not pass).
+func (f *folded) usable(rec *recording) error {
+	if f.v.EventCount() == 0 {
+		msg := fmt.Sprintf("no events: read %d bytes", f.bytes)
+		if f.bytes > 0 && rec.format != transport.FormatAuto {
+			msg += fmt.Sprintf(" as %s; is it another format? (leave out --format to detect it)", rec.format)
+		}
+		return errors.New(msg)
+	}
+	if len(f.v.Runs()) == 0 && f.v.ViolationCount() == 0 {
+		return fmt.Errorf("no run: %d events, none of them started a run (RUN_STARTED)", f.v.EventCount())
+	}
+	return nil
+}
+
+// lineBased reports whether events of format f begin on lines worth naming.
+func lineBased(f transport.Format) bool {
+	return f == transport.FormatJSONL || f == transport.FormatSSE
+}
+
+// scanType returns the value of the first "type" member in data when it can
+// be read without decoding the whole (broken) event, else "".
+func scanType(data []byte) string {
+	m := typeMember.FindSubmatch(data)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
+}
+
+var typeMember = regexp.MustCompile(`"type"\s*:\s*"([A-Z][A-Z0-9_]{0,63})"`)
+
+// open opens the input at path ("-": standard input). size is its size when
+// known (a regular file), else -1. Canceling ctx closes a file, which
+// interrupts a blocked read (a named pipe, a terminal).
+func (e *env) open(ctx context.Context, path string) (r io.Reader, closeFn func(), size int64, err error) {
+	if path == "-" {
+		return e.stdin, func() {}, -1, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	size = -1
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	return f, func() { stop(); f.Close() }, size, nil
+}
+
+// inputReader counts what passes through it: the bytes, and the offsets of
+// line ends not yet consumed by lineOf, so that an event's byte offset can
+// be turned into a line number without keeping the input.
+type inputReader struct {
+	r io.Reader
+	n int64
+	// newlines holds the offsets of the line ends read but not yet passed
+	// by lineOf; before counts those that were.
+	newlines []int64
+	before   int
+	head     []byte // the first bytes, for format detection
+}
+
+func (r *inputReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	b := p[:n]
+	if len(r.head) < 4096 {
+		r.head = append(r.head, b[:min(len(b), 4096-len(r.head))]...)
+	}
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], '\n')
+		if i < 0 {
+			break
+		}
+		r.newlines = append(r.newlines, r.n+int64(off+i))
+		off += i + 1
+	}
+	r.n += int64(n)
+	return n, err
+}
+
+// lineOf returns the 1-based line holding byte offset off. Offsets must not
+// decrease from one call to the next (frames come in stream order).
+func (r *inputReader) lineOf(off int64) int {
+	i := 0
+	for i < len(r.newlines) && r.newlines[i] < off {
+		i++
+	}
+	r.before += i
+	r.newlines = r.newlines[i:]
+	if cap(r.newlines) > 1024 && len(r.newlines) < cap(r.newlines)/4 {
+		r.newlines = append([]int64(nil), r.newlines...)
+	}
+	return r.before + 1
+}
+
+// detected returns the format the transport detects from the first bytes.
+func (r *inputReader) detected() transport.Format {
+	f, ok, _ := transport.DetectFormat(r.head)
+	if !ok {
+		return transport.FormatAuto
+	}
+	return f
+}
+
+// progress shows how far a large input has been read, on a terminal's
+// standard error: bytes read (of the total when known) and events per
+// second. It shows nothing for small inputs or when standard error is not a
+// terminal.
+type progress struct {
+	w       io.Writer
+	name    string
+	size    int64
+	start   time.Time
+	last    time.Time
+	every   time.Duration
+	shown   bool
+	checked int
+}
+
+func (e *env) newProgress(name string, size int64) *progress {
+	if !e.stderrTerminal || (size >= 0 && size < e.progressMin) {
+		return nil
+	}
+	now := time.Now()
+	return &progress{w: e.stderr, name: name, size: size, start: now, last: now, every: e.progressEvery}
+}
+
+func (p *progress) update(read int64, events int) {
+	if p == nil {
+		return
+	}
+	p.checked++
+	if p.checked%256 != 0 && p.every > 0 {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.last) < p.every {
+		return
+	}
+	p.last = now
+	p.shown = true
+	rate := float64(events) / max(now.Sub(p.start).Seconds(), 1e-3)
+	if p.size >= 0 {
+		fmt.Fprintf(p.w, "\r\x1b[Kagview: %s: %s of %s (%d%%), %s events/s", p.name, mb(read), mb(p.size),
+			read*100/max(p.size, 1), si(rate))
+	} else {
+		fmt.Fprintf(p.w, "\r\x1b[Kagview: %s: %s, %s events/s", p.name, mb(read), si(rate))
+	}
+}
+
+// done clears the progress line.
+func (p *progress) done() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+func si(x float64) string {
+	switch {
+	case x >= 1e6:
+		return fmt.Sprintf("%.1fM", x/1e6)
+	case x >= 1e3:
+		return fmt.Sprintf("%.0fk", x/1e3)
+	}
+	return fmt.Sprintf("%.0f", x)
 }
 
 // parseArgs parses flags that may stand before or after the positional
@@ -76,35 +331,70 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// newFlagSet returns a flag set whose errors and help go to e.stderr / e.stdout
-// with the command's usage text.
-func newFlagSet(e *env, name, synopsis, help string) *flag.FlagSet {
+// cmdFlags is a command's flag set with the help text it prints.
+type cmdFlags struct {
+	*flag.FlagSet
+	synopsis, help string
+}
+
+// newFlagSet returns a command's flag set. Parse errors go to e.stderr; help
+// is printed by parseCommand, once, on e.stdout.
+func newFlagSet(e *env, name, synopsis, help string) *cmdFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		w := e.stderr
-		fmt.Fprintf(w, "Usage: agview %s %s\n\n%s\nFlags:\n", name, synopsis, help)
-		fs.PrintDefaults()
-	}
-	return fs
+	fs.Usage = func() {} // the flag package calls it on -h and on errors; parseCommand decides
+	return &cmdFlags{FlagSet: fs, synopsis: synopsis, help: help}
+}
+
+// printHelp writes the command's whole help to w.
+func (fs *cmdFlags) printHelp(w io.Writer) {
+	fmt.Fprintf(w, "Usage: agview %s %s\n\n%s\nFlags:\n", fs.Name(), fs.synopsis, fs.help)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // parseCommand parses a command's flags; it returns the positional arguments
 // and, when parsing ended the command (help or a bad flag), the exit code.
-func parseCommand(e *env, fs *flag.FlagSet, args []string) ([]string, int, bool) {
-	pos, err := parseArgs(fs, args)
+// Help goes to standard output once; a bad flag gets its error and one line
+// pointing to --help on standard error.
+func parseCommand(e *env, fs *cmdFlags, args []string) ([]string, int, bool) {
+	pos, err := parseArgs(fs.FlagSet, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(e.stdout)
-		old := e.stderr
-		e.stderr = e.stdout
-		fs.Usage()
-		e.stderr = old
+		fs.printHelp(e.stdout)
 		return nil, exitOK, true
 	}
 	if err != nil {
+		// The flag package has printed the error itself.
+		fmt.Fprintf(e.stderr, "Run \"agview %s --help\" for usage.\n", fs.Name())
 		return nil, exitUsage, true
 	}
 	return pos, 0, false
+}
+
+// maxEventBytes adds --max-event-bytes to fs.
+func maxEventBytes(fs *cmdFlags) *int {
+	return fs.Int("max-event-bytes", 0, fmt.Sprintf(
+		"the largest event accepted, in bytes (0: %d, 8 MiB); a larger one ends the stream as unusable", transport.DefaultMaxEventBytes))
+}
+
+// fail reports unusable input or arguments and returns exitUsage: on standard
+// error always, and with asJSON also as one JSON object on standard output,
+// {"verdict":"error","error":"..."}, so that every outcome of a --json
+// command is one JSON object.
+func (e *env) fail(cmd string, asJSON bool, err error) int {
+	var te *transport.Error
+	if errors.As(err, &te) && te.Kind == transport.KindLimit {
+		err = fmt.Errorf("%w; raise the limit with --max-event-bytes", err)
+	}
+	fmt.Fprintf(e.stderr, "agview %s: %v\n", cmd, err)
+	if asJSON {
+		b, _ := json.Marshal(struct {
+			Verdict string `json:"verdict"`
+			Error   string `json:"error"`
+		}{"error", err.Error()})
+		fmt.Fprintf(e.stdout, "%s\n", b)
+	}
+	return exitUsage
 }
 
 // formatFlag is the --format flag.
@@ -121,10 +411,9 @@ func (f *formatFlag) Set(s string) error {
 }
 
 // fileArg checks that exactly one FILE argument was given.
-func fileArg(e *env, cmd string, pos []string) (string, bool) {
+func fileArg(cmd string, pos []string) (string, error) {
 	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "agview %s: want exactly one FILE argument (or - for standard input), got %d\n", cmd, len(pos))
-		return "", false
+		return "", fmt.Errorf("want exactly one FILE argument (or - for standard input), got %d", len(pos))
 	}
-	return pos[0], true
+	return pos[0], nil
 }

@@ -2,10 +2,11 @@
 //
 // Usage:
 //
-//	agview verify [--json] [--format F] FILE|-
-//	agview replay [--json] [--format F] FILE|-
-//	agview watch  [--ws] [--input FILE] [--header K:V]... [--json] URL
-//	agview demo   [--json]
+//	agview verify  [--json] [--format F] [--max-event-bytes N] FILE|-
+//	agview replay  [--json] [--format F] [--max-event-bytes N] FILE|-
+//	agview watch   [--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL
+//	agview demo    [--json] [--seed N]
+//	agview explain [RULE]
 //
 // Input files are JSONL (one event per line), SSE text, or a JSON array of
 // events; the format is detected unless --format names it. "-" reads
@@ -27,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // Exit codes.
@@ -51,6 +53,15 @@ type env struct {
 	// isTerminal reports whether stdout is a terminal (watch and demo show
 	// the TUI only then).
 	isTerminal bool
+	// stderrTerminal reports whether stderr is a terminal: progress on a
+	// large input is shown only then.
+	stderrTerminal bool
+	// progressMin is the input size from which progress is shown, and
+	// progressEvery how often it is redrawn.
+	progressMin   int64
+	progressEvery time.Duration
+	// target is the URL watch connects to, for messages.
+	target string
 }
 
 type command struct {
@@ -65,6 +76,7 @@ func commands() []command {
 		{"replay", "fold a recorded stream and print the final view", runReplay},
 		{"watch", "run an agent and show the live view", runWatch},
 		{"demo", "watch the embedded demo agent (no network, no set-up)", runDemo},
+		{"explain", "explain a rule id that verify prints (R15, V7, …)", runExplain},
 	}
 }
 
@@ -92,7 +104,8 @@ func usage(w io.Writer) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout)}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout),
+		stderrTerminal: isTerminal(stderr), progressMin: 16 << 20, progressEvery: 200 * time.Millisecond}
 	return e.dispatch(ctx, args)
 }
 

@@ -208,7 +208,7 @@ func TestVerifyTextFormat(t *testing.T) {
 	assert.Equal(t, exitRejected, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.GreaterOrEqual(t, len(lines), 3, out)
-	assert.Regexp(t, `^event 2 \(TEXT_MESSAGE_CONTENT\): R15: .*'b'.*'m'.*'a'`, lines[0])
+	assert.Regexp(t, `^line 3: event 2 \(TEXT_MESSAGE_CONTENT\): R15: .*'b'.*'m'.*'a'`, lines[0])
 	assert.Equal(t, "rejected: 1 of 6 events", lines[1])
 	assert.Contains(t, out, "warnings (1):")
 	assert.Contains(t, out, "event 3 (NOT_A_TYPE)")

@@ -151,8 +151,12 @@ func buildAgview(t *testing.T) string {
 
 // TestDemoInPseudoTerminal runs "agview demo" in a real pseudo-terminal and
 // reads its screen: every subagent of the demo swarm appears with its name,
-// id and final status, the state view opens, and q quits with exit status
-// 0, leaving the terminal's own screen back.
+// id and final status, the state view opens, ? lists the keys; the approval
+// interrupt is answered from the keyboard and the suspended researcher
+// continues in its pane until the swarm finishes; a question typed on the
+// input line shows in the parent pane, answered; at 80 columns the footer
+// keeps d diagnostics; and q quits with exit status 0, leaving the
+// terminal's own screen back with a one-line summary of the thread.
 func TestDemoInPseudoTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs the demo (a few seconds)")
@@ -193,8 +197,61 @@ func TestDemoInPseudoTerminal(t *testing.T) {
 	term.waitFor(ctx, "the state", func(s string) bool {
 		return strings.Contains(s, "─ state ") && strings.Contains(s, `"researchers": {`)
 	})
+	assert.Regexp(t, `"sa-[0-9a-f]+": \{…\} \d+ keys`, term.screen(), "a folded object says how many keys it has")
+	assert.NotContains(t, term.screen(), "{…},", "no stray comma after a folded object")
 	term.press("\x1b")
 	term.waitFor(ctx, "the panes again", final)
+
+	// ? lists every key, the conversation's included.
+	term.press("?")
+	term.waitFor(ctx, "the keys", func(s string) bool {
+		return strings.Contains(s, "─ keys ") && strings.Contains(s, "write the next message") && strings.Contains(s, "approve the interrupt")
+	})
+	term.press("?")
+
+	// The interrupt shows what it asks; y approves it, and the suspended
+	// researcher continues in its pane until the swarm finishes.
+	pending := want.PendingInterrupts()
+	require.Len(t, pending, 1)
+	suspended := want.Invocation(*pending[0].Subagent)
+	term.waitFor(ctx, "the interrupt asked", func(s string) bool {
+		return hasLine(s, suspended.Name()+" "+suspended.ID()+" asks") && strings.Contains(s, *pending[0].Message) &&
+			hasLine(s, "y approve · n reject · p answer · c cancel") && hasLine(s, "y/n/p/c answer", "d diagnostics", "? keys")
+	})
+	term.press("y")
+	resumed := func(s string) bool {
+		return hasLine(s, "run 2 of 2", "✓ finished") && hasLine(s, suspended.Name()+" "+suspended.ID(), "finished") &&
+			!strings.Contains(s, "running") && !strings.Contains(s, " asks ")
+	}
+	term.waitFor(ctx, "the swarm finished after the approval", resumed)
+	s = term.screen()
+	assert.Equal(t, 1, strings.Count(s, suspended.Name()+" "+suspended.ID()), "the researcher continued in its one pane")
+	assert.Contains(t, s, "i message", "the footer says how to go on")
+
+	// i opens the input line; the question goes in a new run, and shows in
+	// the parent pane with its answer.
+	term.press("i")
+	term.waitFor(ctx, "the input line", func(s string) bool { return strings.Contains(s, "you ›") && strings.Contains(s, "enter send") })
+	term.press("Is the grid the bottleneck?")
+	term.waitFor(ctx, "the question typed", func(s string) bool { return strings.Contains(s, "you › Is the grid the bottleneck?") })
+	term.press("\r")
+	answered := func(s string) bool {
+		return hasLine(s, "run 3 of 3", "✓ finished") && hasLine(s, "user › Is the grid the bottleneck?") &&
+			hasLine(s, `› You asked: "Is the grid the bottleneck?"`)
+	}
+	term.waitFor(ctx, "the question and its answer in the parent pane", answered)
+	lines := strings.Split(term.screen(), "\n")
+	parent := strings.Join(lines[2:min(8, len(lines))], "\n")
+	assert.Contains(t, parent, "parent agent", "the first pane is the parent's")
+	assert.Contains(t, parent, "user › Is the grid the bottleneck?", "the question is in the parent pane")
+	assert.Regexp(t, `tokens: \d+ in, \d+ out, \d+ total`, strings.Join(lines[:2], "\n"), "the header shows the run's tokens")
+
+	// At 80 columns the footer keeps every key name, d diagnostics too.
+	term.resize(80, 24)
+	term.waitFor(ctx, "the footer at 80 columns", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return len(lines) > 0 && hasLine(lines[len(lines)-1], "i message", "d diagnostics", "? keys", "q quit")
+	})
 
 	// q quits cleanly.
 	term.press("q")
@@ -211,9 +268,21 @@ func TestDemoInPseudoTerminal(t *testing.T) {
 		require.FailNow(t, "agview demo did not exit after q", "screen:\n%s", term.screen())
 	}
 	assert.Equal(t, 0, term.cmd.ProcessState.ExitCode())
-	term.waitFor(ctx, "the terminal's own screen back", func(s string) bool {
-		return !strings.Contains(s, "parent agent")
+	term.waitFor(ctx, "the terminal's own screen back, with the summary", func(s string) bool {
+		flat := strings.ReplaceAll(s, "\n", "") // the line wraps at 80 columns
+		return !strings.Contains(s, "parent agent") && strings.Contains(flat, "finished (3 runs) · tokens: ") &&
+			strings.Contains(flat, "5 subagents: 4 finished, 1 errored") && strings.Contains(flat, "none rejected")
 	})
+}
+
+// resize changes the terminal's size, as a window that is resized does:
+// the program gets SIGWINCH.
+func (term *terminal) resize(cols, rows int) {
+	term.t.Helper()
+	term.mu.Lock()
+	term.emu.Resize(cols, rows)
+	term.mu.Unlock()
+	require.NoError(term.t, pty.Setsize(term.ptmx, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}))
 }
 
 // hasLine reports whether one line of s contains all the parts.

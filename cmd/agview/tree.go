@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,50 +10,75 @@ import (
 	"unicode/utf8"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/jsonindent"
 	"github.com/agview/agview/view"
 )
 
 // excerptLen is how many characters of a message the tree shows.
 const excerptLen = 72
 
+// Bounds of the tree: it is for reading, and a hostile stream must not turn
+// a small input into a huge output (a chain of subagents 10,000 deep once
+// printed 150 MB, its indentation growing with each level). Whatever is cut
+// is counted on a line of its own; replay --json has everything.
+const (
+	// treeMaxDepth is how many levels of nested invocations are shown.
+	treeMaxDepth = 16
+	// treeMaxItems is how many lines (messages, steps, invocations) an
+	// invocation shows, and how many tool calls a message shows.
+	treeMaxItems = 200
+	// stateMaxDepth and stateMaxItems bound the state the same way.
+	stateMaxDepth = 16
+	stateMaxItems = 100
+)
+
 // writeTree prints v as a readable tree: the runs, the invocation tree with
 // each invocation's messages, tool calls and steps, then the state and a
-// count of diagnostics.
+// count of diagnostics. It writes as it goes, within the bounds above.
 func writeTree(w io.Writer, v *view.View) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	runs := v.Runs()
 	if len(runs) == 0 {
 		b.WriteString("no runs\n")
 	}
 	for i, r := range runs {
-		fmt.Fprintf(&b, "run %d  %s/%s  %s", i+1, orDash(r.ThreadID), orDash(r.RunID), r.Status)
+		fmt.Fprintf(b, "run %d  %s/%s  %s", i+1, orDash(r.ThreadID), orDash(r.RunID), r.Status)
 		if r.Error != nil {
-			fmt.Fprintf(&b, ": %s", r.Error.Message)
+			fmt.Fprintf(b, ": %s", excerpt(r.Error.Message, excerptLen))
 			if r.Error.Code != nil {
-				fmt.Fprintf(&b, " (%s)", *r.Error.Code)
+				fmt.Fprintf(b, " (%s)", excerpt(*r.Error.Code, excerptLen))
 			}
 		}
+		if t := r.Tokens(); t.Reported {
+			fmt.Fprintf(b, "  tokens %d in, %d out, %d total", t.Input, t.Output, t.Total)
+		}
 		b.WriteByte('\n')
-		for _, in := range r.Interrupts {
-			fmt.Fprintf(&b, "  interrupt %s (%s) raised by %s\n", in.ID, in.Reason, ownerName(v, in.Subagent))
+		for j, in := range r.Interrupts {
+			if j == treeMaxItems {
+				fmt.Fprintf(b, "  … %s\n", plural(len(r.Interrupts)-j, "more interrupt"))
+				break
+			}
+			fmt.Fprintf(b, "  interrupt %s (%s) raised by %s\n", excerpt(in.ID, excerptLen), excerpt(in.Reason, excerptLen), ownerName(v, in.Subagent))
 		}
 	}
 	b.WriteByte('\n')
 	root := v.Root()
-	fmt.Fprintf(&b, "parent agent  %s\n", root.Status())
+	fmt.Fprintf(b, "parent agent  %s\n", root.Status())
 	seen := map[string]bool{}
-	writeInvocationBody(&b, v, root, "", seen)
+	writeInvocationBody(b, v, root, "", 1, seen)
 	// Invocations the tree does not reach (should not happen, but never hide one).
 	for inv := range v.Invocations() {
 		if !seen[inv.ID()] {
-			writeInvocation(&b, v, inv, "", true, seen)
+			writeInvocation(b, v, inv, "", true, 1, seen)
 		}
 	}
 	b.WriteString("\nstate: ")
-	b.Write(indentJSON(v.State(), ""))
+	state := jsonindent.NewWriter(b, jsonindent.Options{Indent: "  ", MaxDepth: stateMaxDepth, MaxItems: stateMaxItems})
+	state.Write(v.State())
+	state.Close()
 	b.WriteByte('\n')
 	if p := v.PendingInterrupts(); len(p) > 0 {
-		fmt.Fprintf(&b, "pending interrupts: %d\n", len(p))
+		fmt.Fprintf(b, "pending interrupts: %d\n", len(p))
 	}
 	var viol, warn int
 	for _, d := range v.Diagnostics() {
@@ -62,9 +88,8 @@ func writeTree(w io.Writer, v *view.View) error {
 			warn++
 		}
 	}
-	fmt.Fprintf(&b, "events: %d, violations: %d, warnings: %d\n", v.EventCount(), viol, warn)
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintf(b, "events: %d, violations: %d, warnings: %d\n", v.EventCount(), viol, warn)
+	return b.Flush()
 }
 
 // item is one line of an invocation's body, with its own nested lines.
@@ -74,27 +99,29 @@ type item struct {
 	inv      *view.Invocation
 }
 
-func writeInvocation(b *strings.Builder, v *view.View, inv *view.Invocation, prefix string, last bool, seen map[string]bool) {
+// writeInvocation writes inv, at nesting level depth (1 for a child of the
+// parent agent), and its body.
+func writeInvocation(b *bufio.Writer, v *view.View, inv *view.Invocation, prefix string, last bool, depth int, seen map[string]bool) {
 	branch, next := "├─ ", "│  "
 	if last {
 		branch, next = "└─ ", "   "
 	}
 	fmt.Fprintf(b, "%s%s%s\n", prefix, branch, invocationLine(inv))
-	writeInvocationBody(b, v, inv, prefix+next, seen)
+	writeInvocationBody(b, v, inv, prefix+next, depth+1, seen)
 }
 
 func invocationLine(inv *view.Invocation) string {
 	var s strings.Builder
-	s.WriteString(inv.Name())
+	s.WriteString(excerpt(inv.Name(), excerptLen))
 	if inv.Name() != inv.ID() {
-		fmt.Fprintf(&s, " [%s]", inv.ID())
+		fmt.Fprintf(&s, " [%s]", excerpt(inv.ID(), excerptLen))
 	}
 	fmt.Fprintf(&s, "  %s", inv.Status())
 	if o := inv.Outcome(); o != nil && o.Type == event.SubagentSuspended && len(o.InterruptIDs) > 0 {
-		fmt.Fprintf(&s, " (interrupts: %s)", strings.Join(o.InterruptIDs, ", "))
+		fmt.Fprintf(&s, " (interrupts: %s)", excerpt(strings.Join(o.InterruptIDs, ", "), excerptLen))
 	}
 	if e := inv.Error(); e != nil {
-		fmt.Fprintf(&s, ": %s", e.Message)
+		fmt.Fprintf(&s, ": %s", excerpt(e.Message, excerptLen))
 	}
 	if d := inv.Description(); d != "" {
 		fmt.Fprintf(&s, " — %s", excerpt(d, excerptLen))
@@ -102,35 +129,77 @@ func invocationLine(inv *view.Invocation) string {
 	return s.String()
 }
 
-func writeInvocationBody(b *strings.Builder, v *view.View, inv *view.Invocation, prefix string, seen map[string]bool) {
+// writeInvocationBody writes the lines under inv, whose children are at
+// nesting level depth: at most treeMaxItems messages and steps, then at
+// most treeMaxItems child invocations, none deeper than treeMaxDepth; what
+// is cut is counted on a line of its own (an invocation with everything
+// below it).
+func writeInvocationBody(b *bufio.Writer, v *view.View, inv *view.Invocation, prefix string, depth int, seen map[string]bool) {
 	seen[inv.ID()] = true
 	var items []item
+	more := 0 // messages and steps not shown
 	calls := map[string][]view.ToolCall{}
 	for _, c := range inv.ToolCalls() {
 		calls[c.MessageID] = append(calls[c.MessageID], c)
 	}
 	for m := range inv.Messages() {
+		if len(items) == treeMaxItems {
+			more++
+			continue
+		}
 		it := item{line: messageLine(m)}
 		if st, ok := v.MessageStatus(m.ID); ok && st != view.EntityClosed {
 			it.line += "  " + string(st)
 		}
-		for _, c := range calls[m.ID] {
+		for i, c := range calls[m.ID] {
+			if i == treeMaxItems {
+				it.children = append(it.children, fmt.Sprintf("… %s", plural(len(calls[m.ID])-i, "more tool call")))
+				break
+			}
 			it.children = append(it.children, toolCallLine(c))
 		}
 		items = append(items, it)
 	}
 	for _, s := range inv.Steps() {
-		items = append(items, item{line: fmt.Sprintf("step %s  %s", s.Name, s.Status)})
+		if len(items) == treeMaxItems {
+			more++
+			continue
+		}
+		items = append(items, item{line: fmt.Sprintf("step %s  %s", excerpt(s.Name, excerptLen), s.Status)})
 	}
+	if more > 0 {
+		items = append(items, item{line: fmt.Sprintf("… %s and steps", plural(more, "more message"))})
+	}
+	shown, deep, wide := 0, 0, 0 // invocations shown, cut by depth, cut by width
 	for _, id := range inv.Children() {
-		if c := v.Invocation(id); c != nil && !seen[id] {
+		c := v.Invocation(id)
+		if c == nil || seen[id] {
+			continue
+		}
+		switch {
+		case depth > treeMaxDepth:
+			seen[id] = true
+			deep += 1 + hideDescendants(v, c, seen)
+		case shown == treeMaxItems:
+			seen[id] = true
+			wide += 1 + hideDescendants(v, c, seen)
+		default:
+			// Marked now, so that a repeated id is not shown twice.
+			seen[id] = true
+			shown++
 			items = append(items, item{inv: c})
 		}
+	}
+	if deep > 0 {
+		items = append(items, item{line: fmt.Sprintf("… %s deeper than %d levels (agview replay --json shows them)", plural(deep, "nested invocation"), treeMaxDepth)})
+	}
+	if wide > 0 {
+		items = append(items, item{line: fmt.Sprintf("… %s, counting those they spawned (agview replay --json shows them)", plural(wide, "more invocation"))})
 	}
 	for i, it := range items {
 		last := i == len(items)-1
 		if it.inv != nil {
-			writeInvocation(b, v, it.inv, prefix, last, seen)
+			writeInvocation(b, v, it.inv, prefix, last, depth, seen)
 			continue
 		}
 		branch, next := "├─ ", "│  "
@@ -148,9 +217,36 @@ func writeInvocationBody(b *strings.Builder, v *view.View, inv *view.Invocation,
 	}
 }
 
+// plural returns "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// hideDescendants marks every invocation below inv as seen, without
+// recursion, and returns how many there are.
+func hideDescendants(v *view.View, inv *view.Invocation, seen map[string]bool) int {
+	n := 0
+	stack := []*view.Invocation{inv}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, id := range x.Children() {
+			if c := v.Invocation(id); c != nil && !seen[id] {
+				seen[id] = true
+				n++
+				stack = append(stack, c)
+			}
+		}
+	}
+	return n
+}
+
 func messageLine(m event.Message) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s %s", m.Role, m.ID)
+	fmt.Fprintf(&s, "%s %s", m.Role, excerpt(m.ID, excerptLen))
 	if m.Role == event.RoleActivity && m.ActivityType != nil {
 		fmt.Fprintf(&s, " (%s)", *m.ActivityType)
 	}
@@ -162,7 +258,7 @@ func messageLine(m event.Message) string {
 
 func toolCallLine(c view.ToolCall) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "tool call %s %s(%s)", c.ID, c.Name, excerpt(c.Arguments, excerptLen/2))
+	fmt.Fprintf(&s, "tool call %s %s(%s)", excerpt(c.ID, excerptLen), excerpt(c.Name, excerptLen), excerpt(c.Arguments, excerptLen/2))
 	if c.Status != view.EntityClosed {
 		fmt.Fprintf(&s, " %s", c.Status)
 	}
@@ -170,7 +266,7 @@ func toolCallLine(c view.ToolCall) string {
 		fmt.Fprintf(&s, " → %s", quoteExcerpt(contentText(c.Result)))
 	}
 	if len(c.Subagents) > 0 {
-		fmt.Fprintf(&s, " spawned %s", strings.Join(c.Subagents, ", "))
+		fmt.Fprintf(&s, " spawned %s", excerpt(strings.Join(c.Subagents, ", "), excerptLen))
 	}
 	return s.String()
 }
@@ -222,9 +318,9 @@ func ownerName(v *view.View, id *string) string {
 		return "the parent agent"
 	}
 	if inv := v.Invocation(*id); inv != nil && inv.Name() != *id {
-		return fmt.Sprintf("%s [%s]", inv.Name(), *id)
+		return fmt.Sprintf("%s [%s]", excerpt(inv.Name(), excerptLen), excerpt(*id, excerptLen))
 	}
-	return *id
+	return excerpt(*id, excerptLen)
 }
 
 func orDash(s string) string {
@@ -232,12 +328,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func indentJSON(raw json.RawMessage, prefix string) []byte {
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, prefix, "  "); err != nil {
-		return raw
-	}
-	return b.Bytes()
 }

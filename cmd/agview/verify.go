@@ -5,42 +5,53 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agview/agview/view"
 )
 
 const verifyHelp = `Runs every event of a recorded stream through the reducer and reports each
-rejected event as "event I (TYPE): RULE: message", then a summary. Warnings
-(unknown event types, patches that could not be applied, a stream that ends
-mid-run) are listed apart and do not fail verification.
+rejected event as "line L: event I (TYPE): RULE: message", then a summary.
+Warnings (unknown event types, patches that could not be applied, a stream
+that ends mid-run) are listed apart and do not fail verification. "agview
+explain RULE" explains a rule.
 
-Exit status: 0 every event accepted, 1 any event rejected, 2 unusable input.
+Events are counted from 0 (event I is the stream's I+1-th event), lines from 1
+as an editor counts them; lines are named for line-based recordings (JSONL,
+SSE text). With --json, "rejectAt" and each diagnostic's "index" are the
+0-based event index, and "line" the 1-based line where known.
+
+A recording with no event, or with events but no run, is unusable input.
+
+Exit status: 0 every event accepted, 1 any event rejected, 2 unusable input
+(with --json, {"verdict":"error","error":"..."}).
 
 Examples:
   agview verify run.jsonl
   agview verify --json recording.sse | jq .rejectAt
-  curl -sN -X POST -H 'Accept: text/event-stream' -d @input.json $AGENT | agview verify -
+  curl -sN -X POST -H 'Accept: text/event-stream' -d @input.json "$AGENT" | agview verify -
 `
 
 func runVerify(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "verify", "[--json] [--format F] FILE|-", verifyHelp)
+	fs := newFlagSet(e, "verify", "[--json] [--format F] [--max-event-bytes N] FILE|-", verifyHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	var format formatFlag
 	fs.Var(&format, "format", "input format: auto, jsonl, sse or json (a JSON array)")
+	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
 	}
-	path, ok := fileArg(e, "verify", pos)
-	if !ok {
-		return exitUsage
-	}
-	v, err := foldFile(ctx, e, path, format.f)
+	path, err := fileArg("verify", pos)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "agview verify: %v\n", err)
-		return exitUsage
+		return e.fail("verify", *asJSON, err)
 	}
-	rep := newVerifyReport(v)
+	rec := &recording{path: path, format: format.f, maxEventBytes: *maxBytes}
+	f, err := foldFile(ctx, e, rec)
+	if err != nil {
+		return e.fail("verify", *asJSON, err)
+	}
+	rep := newVerifyReport(f)
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -53,8 +64,8 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 	}
 	if rep.Verdict == "reject" {
 		first := rep.Violations[0]
-		fmt.Fprintf(e.stderr, "agview verify: %s: %d of %d events rejected; first: event %d (%s): %s\n",
-			displayName(path), len(rep.Violations), rep.Events, first.Index, first.Type, first.Rule)
+		fmt.Fprintf(e.stderr, "agview verify: %s: %d of %d events rejected; first: %s: %s\n",
+			rec.name(), len(rep.Violations), rep.Events, first.place(), first.Rule)
 		return exitRejected
 	}
 	return exitOK
@@ -79,16 +90,23 @@ type verifyReport struct {
 }
 
 type diagnostic struct {
-	Index   int    `json:"index"`
+	Index int `json:"index"`
+	// Line is the 1-based line where the event began in a line-based
+	// recording, 0 (left out) when unknown.
+	Line    int    `json:"line,omitempty"`
 	Type    string `json:"type"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
+	// end marks a diagnostic about the stream as a whole (it ended
+	// mid-run, it broke), not about one event.
+	end bool
 }
 
-func newVerifyReport(v *view.View) *verifyReport {
+func newVerifyReport(f *folded) *verifyReport {
+	v := f.v
 	rep := &verifyReport{Verdict: "accept", Events: v.EventCount(), Violations: []diagnostic{}, Warnings: []diagnostic{}}
 	for _, d := range v.Diagnostics() {
-		x := diagnostic{Index: d.Index, Type: string(d.Type), Rule: d.Rule, Message: d.Message}
+		x := newDiagnostic(f, d)
 		if d.Kind == view.DiagViolation {
 			rep.Violations = append(rep.Violations, x)
 		} else {
@@ -105,12 +123,32 @@ func newVerifyReport(v *view.View) *verifyReport {
 	return rep
 }
 
-func (d diagnostic) String() string {
-	if d.Type == "" {
-		// A diagnostic about the stream as a whole (it ended mid-run).
-		return fmt.Sprintf("end of stream after %d events: %s: %s", d.Index, d.Rule, d.Message)
+func newDiagnostic(f *folded, d view.Diagnostic) diagnostic {
+	return diagnostic{
+		Index: d.Index, Line: f.line(d.Index), Type: f.typeOf(d), Rule: d.Rule, Message: d.Message,
+		end: d.Index >= f.v.EventCount() && d.Type == "",
 	}
-	return fmt.Sprintf("event %d (%s): %s: %s", d.Index, d.Type, d.Rule, d.Message)
+}
+
+// place names where d is: "line L: event I (TYPE)", or "end of stream after
+// N events".
+func (d diagnostic) place() string {
+	if d.end {
+		return fmt.Sprintf("end of stream after %d events", d.Index)
+	}
+	var b strings.Builder
+	if d.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", d.Line)
+	}
+	fmt.Fprintf(&b, "event %d", d.Index)
+	if d.Type != "" {
+		fmt.Fprintf(&b, " (%s)", d.Type)
+	}
+	return b.String()
+}
+
+func (d diagnostic) String() string {
+	return d.place() + ": " + d.Rule + ": " + d.Message
 }
 
 func (r *verifyReport) writeText(w io.Writer) {

@@ -1,15 +1,24 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/transport"
 	"github.com/agview/agview/tui"
 	"github.com/agview/agview/view"
 )
@@ -17,18 +26,38 @@ import (
 const watchHelp = `Runs the agent at URL (an HTTP POST of a RunAgentInput answered with
 text/event-stream, or with --ws a WebSocket) and shows the live view: one pane
 per subagent invocation on a terminal (arrows/tab move, enter expands, s shows
-the state, q quits), plain progress lines otherwise. With --json there is no UI:
-the final view's JSON (as "agview replay --json" prints it) is written when the
-run ends.
+the state, ? lists the keys, q quits), plain progress lines otherwise. On a
+terminal the thread goes on when a run ends: i writes the next message, and an
+interrupt the run left pending is approved (y), rejected (n), answered with a
+JSON payload (p) or cancelled (c); each is a new run on the same thread. With
+--json there is no UI: the final view's JSON (as "agview replay --json" prints
+it) is written when the run ends. Headers given with --header go to the agent's
+origin only: a redirect elsewhere is followed without them, and one from https
+to http is refused. --idle-timeout ends a run whose agent has gone quiet (SSE
+comments and WebSocket pings count as signs of life).
 
-Exit status: 0 the run finished (or ended on an interrupt awaiting an answer),
-1 the run errored, failed, was cut or was cancelled, or an event was rejected,
-2 bad arguments or an unreadable --input file.
+A conversation: --input sends a RunAgentInput file; its messages are the
+history, first in the view. --next FILE writes, when the run ends, the
+RunAgentInput that continues the thread (the history as the view now holds it,
+the state, a new run id), as the reference AG-UI client builds it. Add the next
+user message to that file's "messages" and run again with --input FILE. When
+the run ends on interrupts awaiting an answer, --answer JSON resolves every one
+with that payload in the next input, --cancel cancels them; the next run is
+refused before anything is sent if it leaves one unanswered.
+
+Exit status: 0 the (last) run finished (or ended on an interrupt awaiting an
+answer), 1 it errored, failed, was cut or was cancelled, or an event was
+rejected, 2 bad arguments (a URL that is not http(s):// or, with --ws,
+ws(s)://), an --input file that is not a usable RunAgentInput, or a --next file
+that exists and is not a RunAgentInput (it is never overwritten); with --json,
+{"verdict":"error","error":"..."}.
 
 Examples:
   agview watch http://localhost:8000/agent
-  agview watch --input input.json --header 'Authorization: Bearer $TOKEN' https://agent.example.com/run
+  agview watch --input input.json --header "Authorization: Bearer $TOKEN" https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
+  agview watch --json --input turn1.json --next turn2.json --answer '{"approved":true}' http://localhost:8000/agent
+  agview watch --idle-timeout 2m http://localhost:8000/agent
 `
 
 // headerFlag collects repeated --header K:V flags.
@@ -45,89 +74,316 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--header K:V]... [--json] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
-	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send (default: a new thread, no messages)")
+	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send; its messages are the history (default: a new thread, no messages)")
+	nextPath := fs.String("next", "", "when the run ends, write the RunAgentInput of the next run on the thread to this file")
+	answer := fs.String("answer", "", "with --next: resolve every pending interrupt with this JSON payload")
+	cancel := fs.Bool("cancel", false, "with --next: cancel every pending interrupt")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
 	var headers headerFlag
-	fs.Var(&headers, "header", "an extra request header K:V (repeatable)")
+	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
+	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
+	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
 		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "agview watch: want exactly one URL argument, got %d\n", len(pos))
-		return exitUsage
+		return e.fail("watch", *asJSON, fmt.Errorf("want exactly one URL argument, got %d", len(pos)))
+	}
+	if err := checkURL(pos[0], *ws); err != nil {
+		return e.fail("watch", *asJSON, err)
+	}
+	if *idle < 0 {
+		return e.fail("watch", *asJSON, fmt.Errorf("--idle-timeout must not be negative, got %v", *idle))
+	}
+	cfg := watchConfig{asJSON: *asJSON, title: pos[0], next: *nextPath}
+	if err := cfg.setAnswer(*answer, *cancel); err != nil {
+		return e.fail("watch", *asJSON, err)
+	}
+	if cfg.next != "" {
+		if err := checkNextFile(cfg.next); err != nil {
+			return e.fail("watch", *asJSON, err)
+		}
 	}
 	var input *event.RunAgentInput
 	if *inputPath != "" {
 		var err error
 		if input, err = readInput(*inputPath); err != nil {
-			fmt.Fprintf(e.stderr, "agview watch: %v\n", err)
-			return exitUsage
+			return e.fail("watch", *asJSON, err)
 		}
 	}
 	var opts []client.Option
+	if *maxBytes > 0 {
+		opts = append(opts, client.WithTransportOptions(&transport.Options{MaxEventBytes: *maxBytes}))
+	}
 	if *ws {
 		opts = append(opts, client.WithWebSocket())
 	}
 	for _, h := range headers {
 		opts = append(opts, client.WithHeader(h[0], h[1]))
 	}
+	opts = append(opts, client.WithIdleTimeout(*idle))
 	c := client.New(pos[0], opts...)
 	defer c.Close()
-	return e.watch(ctx, c, input, *asJSON, pos[0])
+	return e.watch(ctx, c, input, &cfg)
 }
 
-// readInput reads a RunAgentInput from a JSON file.
+// checkURL checks that raw is a URL watch can reach: http(s) for SSE,
+// ws(s) with --ws.
+func checkURL(raw string, ws bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	want := []string{"http", "https"}
+	if ws {
+		want = []string{"ws", "wss"}
+	}
+	if !slices.Contains(want, strings.ToLower(u.Scheme)) || u.Host == "" {
+		hint := ""
+		if !ws && (u.Scheme == "ws" || u.Scheme == "wss") {
+			hint = " (add --ws for a WebSocket agent)"
+		} else if ws && (u.Scheme == "http" || u.Scheme == "https") {
+			hint = " (leave out --ws for an SSE agent)"
+		}
+		return fmt.Errorf("%q: want a %s:// or %s:// URL%s", raw, want[0], want[1], hint)
+	}
+	return nil
+}
+
+// watchConfig is how watch shows a run and what it writes when it ends.
+type watchConfig struct {
+	asJSON bool   // no UI: the final view's JSON on stdout
+	title  string // the TUI's title
+	next   string // --next: where the next run's input goes; "" for nowhere
+	// answer answers the pending interrupts in the next input (--answer,
+	// --cancel); nil leaves them unanswered.
+	answer func(event.Interrupt) *event.ResumeEntry
+}
+
+// setAnswer sets cfg.answer from --answer and --cancel.
+func (cfg *watchConfig) setAnswer(payload string, cancel bool) error {
+	switch {
+	case payload != "" && cancel:
+		return errors.New("--answer and --cancel exclude each other")
+	case (payload != "" || cancel) && cfg.next == "":
+		return errors.New("--answer and --cancel answer the interrupts in the next run's input: give --next FILE too")
+	case cancel:
+		cfg.answer = client.CancelAll
+	case payload != "":
+		p := json.RawMessage(strings.TrimSpace(payload))
+		if !json.Valid(p) || string(p) == "null" {
+			return fmt.Errorf("--answer %q: want a JSON value other than null, e.g. '{\"approved\":true}'", payload)
+		}
+		cfg.answer = client.ResolveAll(p)
+	}
+	return nil
+}
+
+// readInput reads a RunAgentInput from a JSON file with the checks the wire
+// form gets (event.DecodeInput: subagentRunId null refused, R1, …) and the
+// ones a client makes before sending its history (reducer.Input: one id per
+// message). Errors name the file and, where it is at fault, the message.
 func readInput(path string) (*event.RunAgentInput, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
+		return nil, fmt.Errorf("--input %w", err)
+	}
+	in, _, err := event.DecodeInput(b)
+	if err != nil {
+		return nil, fmt.Errorf("--input %s: not a RunAgentInput: %w", path, decodeInputError(b, err))
+	}
+	if _, err := reducer.Input(view.New(), in); err != nil {
+		return nil, fmt.Errorf("--input %s: %w", path, err)
+	}
+	if err := client.CheckResume(view.New(), in, time.Now()); err != nil {
+		return nil, fmt.Errorf("--input %s: %w", path, err)
+	}
+	return in, nil
+}
+
+// badInput is a RunAgentInput that does not decode; it says where, naming
+// the message the error points into (/messages/N/…) by its id:
+// "message 'u1' /messages/1/subagentRunId: null is not allowed … (byte 9)".
+type badInput struct {
+	id string // the message's id, "" when the error is elsewhere
+	de *event.DecodeError
+}
+
+// decodeInputError returns err, from decoding data as a RunAgentInput, as
+// a *badInput when it is an *event.DecodeError.
+func decodeInputError(data []byte, err error) error {
+	var de *event.DecodeError
+	if !errors.As(err, &de) {
+		return err
+	}
+	return &badInput{id: messageAt(data, de.Pointer), de: de}
+}
+
+func (e *badInput) Error() string {
+	where := e.de.Pointer
+	if e.id != "" {
+		where = fmt.Sprintf("message '%s' %s", e.id, where)
+	}
+	if where == "" {
+		where = "the input"
+	}
+	msg := where + ": " + e.de.Reason
+	if e.de.Offset >= 0 {
+		msg += fmt.Sprintf(" (byte %d)", e.de.Offset)
+	}
+	return msg
+}
+
+func (e *badInput) Unwrap() error { return e.de }
+
+// messageAt returns the id of the message a JSON pointer points into
+// (/messages/N/…), or "".
+func messageAt(data []byte, pointer string) string {
+	rest, ok := strings.CutPrefix(pointer, "/messages/")
+	if !ok {
+		return ""
+	}
+	n, err := strconv.Atoi(strings.SplitN(rest, "/", 2)[0])
+	if err != nil {
+		return ""
+	}
+	var in struct {
+		Messages []struct {
+			ID any `json:"id"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(data, &in) != nil || n >= len(in.Messages) {
+		return ""
+	}
+	id, _ := in.Messages[n].ID.(string)
+	return id
+}
+
+// checkNextFile refuses a --next path that holds something other than a
+// RunAgentInput: writing the next input must never clobber another file.
+// A missing or empty file is fine, in a folder that exists.
+func checkNextFile(path string) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--next %s: no folder %s to write it in", path, filepath.Dir(path))
+	}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--next %w", err)
+	case len(bytes.TrimSpace(b)) == 0:
+		return nil
+	}
+	if _, _, err := event.DecodeInput(b); err != nil {
+		return fmt.Errorf("--next %s exists and is not a RunAgentInput (%v); not overwriting it", path, err)
+	}
+	return nil
+}
+
+// writeNext writes the input of the run that continues v's thread to path,
+// indented for editing, replacing the file whole.
+func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.ResumeEntry) (*event.RunAgentInput, error) {
+	in := client.NextInput(v, &client.InputOptions{Answer: answer})
+	b, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
 		return nil, err
 	}
-	var in event.RunAgentInput
-	if err := json.Unmarshal(b, &in); err != nil {
-		return nil, fmt.Errorf("%s: not a RunAgentInput: %w", path, err)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".agview-next-*")
+	if err != nil {
+		return nil, fmt.Errorf("--next %w", err)
 	}
-	return &in, nil
+	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
+	_, werr := tmp.Write(append(b, '\n'))
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // as a file the user writes (CreateTemp makes it 0600)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("--next %s: %w", path, werr)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return nil, fmt.Errorf("--next %w", err)
+	}
+	return in, nil
 }
 
 // watch runs c with input and shows it: the TUI on a terminal, progress lines
-// otherwise, or only the final JSON with asJSON. It returns the exit code.
-func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgentInput, asJSON bool, title string) int {
-	if asJSON {
+// otherwise, or only the final JSON with cfg.asJSON; then writes the next
+// run's input when cfg.next names a file. It returns the exit code.
+func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgentInput, cfg *watchConfig) int {
+	e.target = c.URL()
+	v, err := e.show(ctx, c, input, cfg)
+	var ie *client.InterruptError
+	var re *reducer.InputError
+	if errors.As(err, &ie) || errors.As(err, &re) {
+		// Refused before anything was sent.
+		return e.fail("watch", cfg.asJSON, fmt.Errorf("--input: %w", err))
+	}
+	code := e.runExit(v, err)
+	if cfg.next == "" {
+		return code
+	}
+	next, werr := writeNext(cfg.next, v, cfg.answer)
+	if werr != nil {
+		fmt.Fprintf(e.stderr, "agview watch: %v\n", werr)
+		return exitUsage // the view, if any, is already printed
+	}
+	if pending := v.PendingInterrupts(); len(pending) > 0 && len(next.Resume) == 0 {
+		ids := make([]string, len(pending))
+		for i, it := range pending {
+			ids[i] = it.ID
+		}
+		fmt.Fprintf(e.stderr, "agview watch: %s: %d interrupt(s) await an answer (%s): the next run must answer them (--answer JSON or --cancel)\n",
+			cfg.next, len(pending), strings.Join(ids, ", "))
+	}
+	return code
+}
+
+// show runs c with input and shows it; it returns the final view and Run's
+// error.
+func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentInput, cfg *watchConfig) (*view.View, error) {
+	if cfg.asJSON {
 		v, err := c.Run(ctx, input)
+		var ie *client.InterruptError
+		var re *reducer.InputError
+		if errors.As(err, &ie) || errors.As(err, &re) {
+			return v, err // nothing ran: no view to print
+		}
 		if perr := printView(e, v, true); perr != nil {
 			fmt.Fprintf(e.stderr, "agview: %v\n", perr)
 		}
-		return e.runExit(v, err)
+		return v, err
 	}
 	if !e.isTerminal {
 		stop := tui.Lines(e.stdout, c.Store())
 		v, err := c.Run(ctx, input)
 		stop()
-		return e.runExit(v, err)
+		return v, err
 	}
 	// On a terminal the TUI owns the screen; the run goes on behind it, and
-	// the final view stays on screen until the user quits.
+	// the TUI stays open when it ends: the user continues the thread (the
+	// next message, the answers to its interrupts) until they quit.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		v   *view.View
-		err error
-	}
-	res := make(chan result, 1)
+	conv := &conversation{c: c}
+	done := make(chan struct{})
 	go func() {
-		v, err := c.Run(runCtx, input)
-		res <- result{v, err}
+		defer close(done)
+		_ = conv.run(runCtx, input)
 	}()
-	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: title})
+	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv})
 	cancel() // the user quit: stop a run still going
-	r := <-res
+	<-done
 	if uiErr != nil && !errors.Is(uiErr, context.Canceled) {
 		fmt.Fprintf(e.stderr, "agview: terminal UI: %v\n", uiErr)
 	}
-	return e.runExit(r.v, r.err)
+	return c.Store().View(), conv.lastErr()
 }
 
 // runExit reports how a run ended on stderr and returns the exit code: 0 when
@@ -136,6 +392,9 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 func (e *env) runExit(v *view.View, err error) int {
 	run, ok := v.LastRun()
 	switch {
+	case err != nil && !ok && v.EventCount() == 0:
+		fmt.Fprintf(e.stderr, "agview: could not connect to %s: %v\n", e.target, err)
+		return exitRejected
 	case err != nil:
 		fmt.Fprintf(e.stderr, "agview: run %s: %v\n", runName(run, ok), err)
 		return exitRejected

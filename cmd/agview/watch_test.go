@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -114,6 +115,23 @@ func TestWatchFailures(t *testing.T) {
 		code, _, stderr := runCLI(t, nil, "watch", "--json", srv.URL())
 		assert.Equal(t, exitRejected, code)
 		assert.Contains(t, stderr, "errored: model exploded")
+	})
+	t.Run("idle agent", func(t *testing.T) {
+		// RUN_STARTED, then silence until the client goes.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}))
+		defer srv.Close()
+		code, out, stderr := runCLI(t, nil, "watch", "--json", "--idle-timeout", "300ms", srv.URL)
+		assert.Equal(t, exitRejected, code)
+		assert.Contains(t, stderr, "idle timeout: nothing received for 300ms")
+		assert.Contains(t, out, `"status": "failed"`, "the run is marked failed and the view printed")
+		code, _, _ = runCLI(t, nil, "watch", "--idle-timeout", "-1s", srv.URL)
+		assert.Equal(t, exitUsage, code, "a negative timeout is refused")
 	})
 	t.Run("progress lines off a terminal", func(t *testing.T) {
 		srv := agenttest.NewServer(agenttest.Frames(vec.Events...), nil)

@@ -1,9 +1,11 @@
 package benchwork
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -204,4 +206,17 @@ func TestStream(t *testing.T) {
 			assert.Equal(t, want, [2]string{cs, cm}, "paths of the cached workload")
 		})
 	}
+}
+
+func TestWriteThread(t *testing.T) {
+	var a, b bytes.Buffer
+	require.NoError(t, WriteThread(&a, 100))
+	require.NoError(t, WriteThread(&b, 100))
+	assert.Equal(t, a.String(), b.String(), "deterministic")
+	lines := strings.Split(strings.TrimSuffix(a.String(), "\n"), "\n")
+	assert.Len(t, lines, 2+100*3+10*4+2)
+	for _, l := range lines {
+		assert.True(t, json.Valid([]byte(l)), l)
+	}
+	assert.Contains(t, lines[3], `"type":"TEXT_MESSAGE_CONTENT"`)
 }

@@ -17,37 +17,17 @@ var minted = regexp.MustCompile(`^<minted-uuid-\d+>$`)
 // one line per difference; none means the consumer passes. It must only be
 // called for accepting vectors.
 func (v *Vector) CheckFinal(messages, state, pendingInterrupts json.RawMessage) []string {
+	e := &v.Expect
+	return checkFinal(e.Messages, e.State, e.PendingInterrupts, messages, state, pendingInterrupts)
+}
+
+// checkFinal compares final messages, state and pending interrupts with
+// the expected ones.
+func checkFinal(wantMsgs, wantState, wantPending, messages, state, pendingInterrupts json.RawMessage) []string {
 	var diffs []string
-	var want, got []map[string]any
-	if err := json.Unmarshal(v.Expect.Messages, &want); err != nil {
-		return []string{fmt.Sprintf("expected messages do not decode: %v", err)}
-	}
-	if err := json.Unmarshal(messages, &got); err != nil {
-		return []string{fmt.Sprintf("messages do not decode as an array of objects: %v", err)}
-	}
-	seen := map[string]any{}
-	for i := range want {
-		id, _ := want[i]["id"].(string)
-		if !minted.MatchString(id) || i >= len(got) {
-			continue
-		}
-		if prev, ok := seen[id]; ok && prev != got[i]["id"] {
-			diffs = append(diffs, fmt.Sprintf("messages[%d]: placeholder %s stands for %v and %v", i, id, prev, got[i]["id"]))
-		}
-		seen[id] = got[i]["id"]
-		got[i]["id"] = id
-	}
-	if want == nil {
-		want = []map[string]any{}
-	}
-	if got == nil {
-		got = []map[string]any{}
-	}
-	if !reflect.DeepEqual(want, got) {
-		diffs = append(diffs, fmt.Sprintf("messages:\n  want %s\n  got  %s", mustJSON(want), mustJSON(got)))
-	}
-	diffs = append(diffs, compareValue("state", v.Expect.State, state)...)
-	diffs = append(diffs, compareValue("pendingInterrupts", v.Expect.PendingInterrupts, pendingInterrupts)...)
+	diffs = append(diffs, compareMessages("messages", wantMsgs, messages)...)
+	diffs = append(diffs, compareValue("state", wantState, state)...)
+	diffs = append(diffs, compareValue("pendingInterrupts", wantPending, pendingInterrupts)...)
 	return diffs
 }
 

@@ -1,6 +1,9 @@
 // Package conformance loads the AG-UI conformance vectors kept in the
 // module's testdata/conformance folder, for the tests of every package that
-// must run them (event, reducer, transport, cmd/agview).
+// must run them (event, reducer, transport, cmd/agview): the event vectors
+// (Load) and the client history vectors (LoadClient: what the reference
+// client holds and sends next when it starts from a history), with the
+// comparisons their README prescribes (CheckFinal, CheckInput).
 //
 // # Concurrency
 //
@@ -82,11 +85,22 @@ func Load() ([]*Vector, error) {
 
 // LoadDir reads every *.json vector in dir, sorted by name.
 func LoadDir(dir string) ([]*Vector, error) {
+	return loadDir(dir, "vectors", func(v *Vector) (*string, error) { return &v.Name, nil })
+}
+
+// loadDir reads every *.json file in dir as a T, sorted by name. named
+// returns where a T keeps its name (filled from the file name when the file
+// gives none) and refuses a T that is not what the folder should hold.
+func loadDir[T any](dir, what string, named func(*T) (*string, error)) ([]*T, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
-	var out []*Vector
+	type entry struct {
+		v    *T
+		name string
+	}
+	var read []entry
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
@@ -96,18 +110,26 @@ func LoadDir(dir string) ([]*Vector, error) {
 		if err != nil {
 			return nil, fmt.Errorf("conformance: %w", err)
 		}
-		v := new(Vector)
+		v := new(T)
 		if err := json.Unmarshal(b, v); err != nil {
 			return nil, fmt.Errorf("conformance: %s: %w", p, err)
 		}
-		if v.Name == "" {
-			v.Name = strings.TrimSuffix(e.Name(), ".json")
+		name, err := named(v)
+		if err != nil {
+			return nil, fmt.Errorf("conformance: %s: %w", p, err)
 		}
-		out = append(out, v)
+		if *name == "" {
+			*name = strings.TrimSuffix(e.Name(), ".json")
+		}
+		read = append(read, entry{v, *name})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	if len(out) == 0 {
-		return nil, fmt.Errorf("conformance: no vectors in %s", dir)
+	if len(read) == 0 {
+		return nil, fmt.Errorf("conformance: no %s in %s", what, dir)
+	}
+	sort.SliceStable(read, func(i, j int) bool { return read[i].name < read[j].name })
+	out := make([]*T, len(read))
+	for i, e := range read {
+		out[i] = e.v
 	}
 	return out, nil
 }

@@ -66,6 +66,11 @@ func (v *View) Next() *View {
 	return nv
 }
 
+// Detached returns a new, unpublished view holding a copy of v's state, as
+// Next does, but allocated on its own rather than from the stream's view
+// slab, so that it keeps alive only what its state references.
+func (v *View) Detached() *View { return &View{st: v.st} }
+
 // slabSize is the number of objects in a slab.
 const slabSize = 64
 
@@ -427,8 +432,9 @@ type Run struct {
 	Result      json.RawMessage
 	Err         *ErrorInfo
 	Interrupts  []event.Interrupt
-	Start       int // index of the event that opened it
-	End         int // index of the event that closed it, -1 while open
+	Usage       []event.TokenUsage // RUN_FINISHED's or RUN_ERROR's usage; nil when absent
+	Start       int                // index of the event that opened it
+	End         int                // index of the event that closed it, -1 while open
 }
 
 // State is everything a view holds. The fields that change on almost every
@@ -549,6 +555,9 @@ type Cold struct {
 	// in place a Cold stamped after the last view it handed out.
 	Stamp uint64
 	Ended bool
+	// Thread is the threadId of the last run input folded (reducer.Input):
+	// the client's own thread, which the stream's RUN_STARTED may not name.
+	Thread string
 
 	Phase Phase
 	Runs  persist.Vector[Run]
@@ -899,4 +908,28 @@ func (c *Call) WithInfo() *Call {
 	i := *c.I
 	d.I = &i
 	return &d
+}
+
+// CloneUsage returns a deep copy of token usage entries (nil stays nil).
+func CloneUsage(in []event.TokenUsage) []event.TokenUsage {
+	if in == nil {
+		return nil
+	}
+	out := make([]event.TokenUsage, len(in))
+	for i, u := range in {
+		for _, p := range []**string{&u.Provider, &u.Model} {
+			if *p != nil {
+				s := **p
+				*p = &s
+			}
+		}
+		for _, p := range []**int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.ReasoningTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens} {
+			if *p != nil {
+				n := **p
+				*p = &n
+			}
+		}
+		out[i] = u
+	}
+	return out
 }
