@@ -502,6 +502,15 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	holder, hloc, idx, held := f.call(callID)
 	if held && f.st.C.Order.Has(holder.ID) {
 		at := holder.ID
+		// Start from the last result put after this holder, when it is
+		// still there: the tool messages before it follow the holder
+		// already, and walking them again made n results under one
+		// message cost O(n²).
+		if last, ok := f.st.C.ResultAfter.Get(holder.ID); ok && f.st.C.Order.Has(last) {
+			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
+				at = last
+			}
+		}
 		for {
 			next, ok := f.st.C.Order.Next(at)
 			if !ok {
@@ -513,6 +522,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			at = next
 		}
 		f.c().Order = f.st.C.Order.InsertAfter(at, e.MessageID)
+		f.c().ResultAfter = f.st.C.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
 			c.Result, c.HasResult = e.MessageID, true
 			c.ResultContent = bytes.Clone(e.Content)

@@ -192,6 +192,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 
 	old := f.st.C.Order
 	f.c().Order = persist.Seq{}
+	f.c().ResultAfter = persist.Map[string]{}
 	f.c().CallLoc = persist.Map[model.CallLoc]{}
 	for id := range old.All() {
 		m, loc, ok := f.msg(id)

@@ -568,6 +568,9 @@ type Cold struct {
 	Order   persist.Seq
 	MsgLoc  persist.Map[Loc]
 	CallLoc persist.Map[CallLoc] // tool call id → where it is held
+	// ResultAfter: assistant message id → the last tool result inserted
+	// after it (a hint: the tool messages up to it follow the message).
+	ResultAfter persist.Map[string]
 
 	// Owners, kept for the whole stream (PROTOCOL.md G6).
 	MsgOwner  persist.Map[OwnerRec]
