@@ -36,12 +36,25 @@
 //     failed and Run returns its *reducer.Violation; by default a rejected
 //     event is recorded in the view's diagnostics and the run goes on (G1).
 //
+// # Durable threads
+//
+// WithJournal records each run in a journal (package journal: in memory, the
+// embedded file journal, or NATS JetStream): the thread's lease is taken
+// before anything is sent (a thread has one active run at a time, across
+// processes), then the input, every event as received before it is folded,
+// and how the run ended. Attach folds a journaled thread into a new store and
+// follows it live from any process that reaches the journal, so a viewer that
+// was not there when the run started sees the same view; a run whose writer
+// died reads as cut (failed, open invocations abandoned).
+//
 // # Concurrency
 //
 // A Client may run one run at a time: Run and Continue calls on one Client
 // are serialised. Its store may be read and subscribed to from any goroutine
 // at any time (see package store). NextInput and CheckResume are pure
 // functions of a view.
+// An Attachment follows on a goroutine of its own, which Stop ends and
+// waits for; its store may be read and subscribed to from any goroutine.
 package client
 
 import (
@@ -50,11 +63,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/store"
 	"github.com/agview/agview/transport"
@@ -68,6 +84,9 @@ type Client struct {
 	store  *store.Store
 	stop   bool
 
+	journal    journal.Journal
+	journalErr func(error)
+
 	mu sync.Mutex // serialises Run
 }
 
@@ -80,6 +99,9 @@ type config struct {
 	store     *store.Store
 	stop      bool
 	runner    transport.Runner
+
+	journal    journal.Journal
+	journalErr func(error)
 }
 
 // WithWebSocket makes the client speak WebSocket (package transport
@@ -151,7 +173,7 @@ func New(url string, opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	c := &Client{url: url, store: cfg.store, stop: cfg.stop, runner: cfg.runner}
+	c := &Client{url: url, store: cfg.store, stop: cfg.stop, runner: cfg.runner, journal: cfg.journal, journalErr: cfg.journalErr}
 	if c.store == nil {
 		c.store = store.New(nil)
 	}
@@ -217,11 +239,29 @@ func (c *Client) run(ctx context.Context, in *event.RunAgentInput) (*view.View, 
 	if err := CheckResume(c.store.View(), in, time.Now()); err != nil {
 		return c.store.View(), err
 	}
+	events := c.runner.Run
+	if c.journal != nil {
+		// An input the view refuses must not reach the journal: check it
+		// first (reducer.Input is pure), then take the lease and record it.
+		if _, err := reducer.Input(c.store.View(), in); err != nil {
+			return c.store.View(), err
+		}
+	}
+	rec, err := c.record(ctx, in) // WithJournal: the lease, then the input
+	if err != nil {
+		return c.store.View(), err
+	}
+	if rec != nil {
+		defer rec.end(ctx, errRunAborted) // when run returns before the end below
+		events = func(ctx context.Context, in *event.RunAgentInput) iter.Seq2[event.Event, error] {
+			return rec.events(ctx, c.runner, in)
+		}
+	}
 	if err := c.store.Input(in); err != nil {
 		return c.store.View(), err
 	}
 	var runErr error
-	for e, err := range c.runner.Run(ctx, in) {
+	for e, err := range events(ctx, in) {
 		if err != nil {
 			var te *transport.Error
 			if errors.As(err, &te) {
@@ -257,8 +297,13 @@ func (c *Client) run(ctx context.Context, in *event.RunAgentInput) (*view.View, 
 		// saw while the connection was being torn down.
 		runErr = err
 	}
+	rec.end(ctx, runErr)
 	if err := c.store.End(runErr); err != nil {
 		return c.store.View(), err
+	}
+	if errors.Is(runErr, io.EOF) {
+		// A clean end that G18 tolerates: End recorded it as a warning.
+		runErr = nil
 	}
 	return c.store.View(), runErr
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,18 +24,27 @@ import (
 //     non-string type, a missing required field, a wrong JSON type on a known
 //     field, null on an optional field, a non-integer timestamp and a value
 //     outside its enum return *DecodeError, with the JSON pointer and byte
-//     offset of the offending value (E3). subagentRunId: null anywhere is
-//     refused with rule R1.
-//   - Unknown fields are ignored at any depth, without a warning; member
-//     names match exactly, and of duplicate members the last wins, as with
-//     JavaScript's JSON.parse.
+//     offset of the offending value (E3), and so does a malformed JSON Patch
+//     operation in STATE_DELTA.delta or ACTIVITY_DELTA.patch (not an object;
+//     a path, or a from on move and copy, that is missing, null, not a
+//     string or not a JSON pointer; no value on add, replace or test: G8).
+//     subagentRunId: null anywhere is refused with rule R1.
+//   - Member names match exactly, and of duplicate members the last wins, as
+//     with JavaScript's JSON.parse.
 //   - What the protocol tolerates decodes with a Warning (see Base.Warnings):
-//     the legacy nulls of §6.1 E4 read as absent; a subagentRunId on
-//     RUN_STARTED, RUN_FINISHED, RUN_ERROR, MESSAGES_SNAPSHOT or a THINKING_*
-//     event is dropped (G3); an unknown RUN_FINISHED outcome type reads as
-//     success, that is Outcome nil (E2); a message of unknown role and a
-//     content part of unknown type are removed (E2); a THINKING_* event is
-//     deprecated (§3.8).
+//     an unknown member, at any depth, is left out, the warning naming its
+//     JSON pointer (E2, G20; the members of a JSON Patch operation are kept,
+//     as RFC 6902 says); the legacy nulls of §6.1 E4 read as absent; a
+//     subagentRunId on RUN_STARTED, RUN_FINISHED, RUN_ERROR or
+//     MESSAGES_SNAPSHOT is dropped (G3); an unknown RUN_FINISHED outcome type
+//     reads as success, that is Outcome nil (E2); a message of unknown role,
+//     a content part of unknown type and, in a tool result, a media part whose
+//     source type is unknown are removed (E2, G22); a THINKING_* event is
+//     deprecated (§3.8), and its subagentRunId is kept for the REASONING_*
+//     event the reducer translates it to (G22).
+//
+// Empty input (no byte at all) returns ErrEmpty: there is no event to
+// decode.
 //
 // Some checks are left to the reducer on purpose: a SUBAGENT_FINISHED outcome
 // whose type is neither "success" nor "suspended", or is missing or null,
@@ -48,6 +58,9 @@ import (
 // anything unusual in those, goes through encoding/json. Both give the same
 // result.
 func Decode(data []byte) (Event, error) {
+	if len(data) == 0 {
+		return nil, ErrEmpty
+	}
 	if e, ok := decodeFast(data); ok {
 		return e, nil
 	}
@@ -66,8 +79,8 @@ func decodeReference(data []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := &object{d: d, m: m}
-	raw, ok := m["type"]
+	root := d.object("", m)
+	raw, ok := root.get("type")
 	if !ok {
 		d.fail("/type", RuleSchema, "required field is missing; every event names its type")
 		return nil, d.error()
@@ -89,6 +102,7 @@ func decodeReference(data []byte) (Event, error) {
 	if d.err != nil {
 		return nil, d.error()
 	}
+	d.unknownMembers()
 	e.Common().warnings = d.warnings
 	return e, nil
 }
@@ -100,6 +114,43 @@ type decoding struct {
 	typ      Type
 	warnings []Warning
 	err      *DecodeError
+	objects  []*object // every object read, in the order they were met
+	objBuf   [6]*object
+}
+
+// object returns the object at ptr with members m, registered for
+// unknownMembers.
+func (d *decoding) object(ptr string, m map[string]json.RawMessage) *object {
+	o := &object{d: d, ptr: ptr, m: m}
+	o.seen = &o.own
+	if d.objects == nil {
+		d.objects = d.objBuf[:0]
+	}
+	o.own.known = o.own.buf[:0]
+	d.objects = append(d.objects, o)
+	return o
+}
+
+// unknownMembers warns about every member of every object read that its
+// decoder did not ask for: the schema does not describe it, so it is left
+// out of the event (G20; the reference strips it with a warning). The
+// members of removed material are not reported one by one.
+func (d *decoding) unknownMembers() {
+	for _, o := range d.objects {
+		if o.seen.removed || o.seen.present == len(o.m) {
+			continue
+		}
+		var unknown []string
+		for name := range o.m {
+			if !slices.Contains(o.seen.known, name) {
+				unknown = append(unknown, name)
+			}
+		}
+		slices.Sort(unknown)
+		for _, name := range unknown {
+			d.warn(o.at(name), WarnUnknownMember, "unknown member: the schema does not describe it, so it is left out (G20)")
+		}
+	}
 }
 
 func (d *decoding) fail(ptr, rule, reason string) {
@@ -216,9 +267,35 @@ type object struct {
 	d   *decoding
 	ptr string // JSON pointer of the object within the event
 	m   map[string]json.RawMessage
+	// seen is own, shared by the copies with makes; it is part of the
+	// object's allocation, and so are the first names it notes.
+	seen *seen
+	own  seen
 	// missingRule and nullRule override RuleSchema for a missing or
 	// wrongly-typed required field and for a null optional field.
 	missingRule, nullRule string
+}
+
+// seen holds the names of the members the decoder of an object asked for
+// (get), once each; removed is set when the whole object was left out as
+// unknown material.
+type seen struct {
+	known   []string
+	present int // how many of known are members
+	removed bool
+	buf     [10]string
+}
+
+// get returns member name, and notes that the schema knows it.
+func (o *object) get(name string) (json.RawMessage, bool) {
+	raw, ok := o.m[name]
+	if !slices.Contains(o.seen.known, name) {
+		o.seen.known = append(o.seen.known, name)
+		if ok {
+			o.seen.present++
+		}
+	}
+	return raw, ok
 }
 
 // at returns the JSON pointer of member name.
@@ -259,7 +336,7 @@ func (o *object) wrongKind(ptr string, want, got kind, rule string) {
 
 // child splits the object value raw found at ptr.
 func (o *object) child(ptr string, raw json.RawMessage) *object {
-	c := &object{d: o.d, ptr: ptr}
+	c := o.d.object(ptr, nil)
 	if err := json.Unmarshal(raw, &c.m); err != nil || c.m == nil {
 		// raw was checked to be an object by the caller; keep going safely.
 		o.d.fail(ptr, RuleSchema, "want an object")
@@ -272,7 +349,7 @@ func (o *object) child(ptr string, raw json.RawMessage) *object {
 // ok is false when the member is absent, null and not a legal value, or
 // (required) missing.
 func (o *object) value(name string, required bool, null nulls) (json.RawMessage, bool) {
-	raw, ok := o.m[name]
+	raw, ok := o.get(name)
 	if !ok {
 		if required {
 			o.missing(name)
@@ -491,7 +568,7 @@ func (o *object) strings(name string, required bool, elemRule string) []string {
 
 // tag reads the optional attribution subagentRunId; null is refused (R1).
 func (o *object) tag() *string {
-	raw, ok := o.m["subagentRunId"]
+	raw, ok := o.get("subagentRunId")
 	if !ok {
 		return nil
 	}
@@ -510,7 +587,7 @@ func (o *object) tag() *string {
 
 // dropTag drops a subagentRunId from a type that cannot carry one (G3).
 func (o *object) dropTag() {
-	if _, ok := o.m["subagentRunId"]; ok {
+	if _, ok := o.get("subagentRunId"); ok {
 		o.d.warn(o.at("subagentRunId"), WarnMisplacedTag,
 			"this type cannot carry subagentRunId (only the 24 attributable types do); dropped")
 	}
@@ -518,7 +595,7 @@ func (o *object) dropTag() {
 
 // lifecycleID reads the required identity of a SUBAGENT_* event.
 func (o *object) lifecycleID() string {
-	raw, ok := o.m["subagentRunId"]
+	raw, ok := o.get("subagentRunId")
 	switch {
 	case !ok:
 		o.d.fail(o.at("subagentRunId"), RuleLifecycleRequired,

@@ -65,12 +65,22 @@ func runDecodeCases(t *testing.T, cases []decodeCase) {
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
+// TestDecodeEmpty: empty input is no event (G18), not a schema error.
+func TestDecodeEmpty(t *testing.T) {
+	t.Parallel()
+	e, err := Decode(nil)
+	assert.Nil(t, e)
+	require.ErrorIs(t, err, ErrEmpty)
+	var de *DecodeError
+	assert.False(t, errors.As(err, &de), "an empty frame is not a schema error")
+}
+
 func TestDecodeEnvelope(t *testing.T) {
 	runDecodeCases(t, []decodeCase{
 		{name: "invalid JSON", in: `{"type":"RUN_ERROR","message":`, ptr: "", rule: RuleSchema},
 		{name: "trailing garbage", in: `{"type":"RUN_ERROR","message":"x"} @`, ptr: "", rule: RuleSchema, at: "@"},
 		{name: "bad byte", in: `{"type":"RUN_ERROR","message":"x",}`, ptr: "", rule: RuleSchema, at: "}"},
-		{name: "empty input", in: ``, ptr: "", rule: RuleSchema},
+		{name: "blank input", in: ` `, ptr: "", rule: RuleSchema},
 		{name: "array", in: ` [1]`, ptr: "", rule: RuleSchema, at: "["},
 		{name: "string", in: `"RUN_ERROR"`, ptr: "", rule: RuleSchema, at: `"`},
 		{name: "null literal", in: `null`, ptr: "", rule: RuleSchema, at: "null"},
@@ -87,10 +97,27 @@ func TestDecodeEnvelope(t *testing.T) {
 			want: &TextMessageContent{MessageID: "b", Delta: "x"}},
 		{name: "member names are case-sensitive",
 			in:   `{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x","MessageId":"b"}`,
-			want: &TextMessageContent{MessageID: "a", Delta: "x"}},
-		{name: "unknown fields at any depth are ignored",
+			want: &TextMessageContent{MessageID: "a", Delta: "x"}, warn: []string{"E2 /MessageId"}},
+		{name: "unknown fields are left out with a warning naming them (G20)",
 			in:   `{"type":"STEP_STARTED","stepName":"s","extra":{"deep":[1,{"x":null}]},"n":1e5}`,
-			want: &StepStarted{StepName: "s"}},
+			want: &StepStarted{StepName: "s"}, warn: []string{"E2 /extra", "E2 /n"}},
+		{name: "unknown members at every depth (G20)",
+			in: `{"type":"RUN_FINISHED","threadId":"t","runId":"r","finishReason":"stop",` +
+				`"outcome":{"type":"interrupt","why":1,"interrupts":[{"id":"i","reason":"r","x":2}]},"usage":[{"model":"m","cost":3}]}`,
+			want: &RunFinished{ThreadID: "t", RunID: "r", Outcome: &RunFinishedOutcome{Type: OutcomeInterrupt,
+				Interrupts: []Interrupt{{ID: "i", Reason: "r"}}}, Usage: []TokenUsage{{Model: Ptr("m")}}},
+			warn: []string{"E2 /finishReason", "E2 /outcome/why", "E2 /outcome/interrupts/0/x", "E2 /usage/0/cost"}},
+		{name: "unknown members in the input (G20)",
+			in: `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[` +
+				`{"id":"u","role":"user","content":[{"type":"text","text":"a","b":1}],"c":2}],"resume":[{"interruptId":"i","status":"resolved","d":3}],"e":4}}`,
+			want: &RunStarted{ThreadID: "t", RunID: "r", Input: &RunAgentInput{ThreadID: "t", RunID: "r",
+				Messages: []Message{{ID: "u", Role: RoleUser, Content: raw(`[{"type":"text","text":"a"}]`)}},
+				Resume:   []ResumeEntry{{InterruptID: "i", Status: ResumeResolved}}}},
+			warn: []string{"E2 /input/e", "E2 /input/messages/0/c", "E2 /input/messages/0/content/0/b", "E2 /input/resume/0/d"}},
+		{name: "unknown member of a subagent outcome (G20)",
+			in:   `{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","reason":"done"}}`,
+			want: &SubagentFinished{ID: "s", Outcome: &SubagentOutcome{Type: SubagentSuccess}},
+			warn: []string{"E2 /outcome/reason"}},
 		{name: "base fields", in: `{"type":"STEP_FINISHED","stepName":"s","timestamp":1700000000000,"rawEvent":{"a":[1]},"metadata":{"k":null}}`,
 			want: &StepFinished{Base: Base{Timestamp: Ptr(int64(1700000000000)), RawEvent: raw(`{"a":[1]}`), Metadata: raw(`{"k":null}`)}, StepName: "s"}},
 		{name: "empty id is a value", in: `{"type":"TEXT_MESSAGE_END","messageId":"","subagentRunId":""}`,
@@ -125,6 +152,49 @@ func TestDecodeRequiredAndTypes(t *testing.T) {
 		{name: "escaped strings", in: `{"type":"TEXT_MESSAGE_START","messageId":"m\u00e9\n\"","name":"\ud83d\ude00"}`,
 			want: &TextMessageStart{MessageID: "mé\n\"", Name: Ptr("😀")}},
 	})
+}
+
+// TestDecodePatchOperations: a malformed JSON Patch operation is a schema
+// error (G8), in STATE_DELTA.delta and ACTIVITY_DELTA.patch alike, on the
+// fast path and the reference path; an unknown op is not.
+func TestDecodePatchOperations(t *testing.T) {
+	var cases []decodeCase
+	for _, f := range []struct{ typ, member, extra string }{
+		{"STATE_DELTA", "delta", ""},
+		{"ACTIVITY_DELTA", "patch", `"messageId":"a","activityType":"P",`},
+	} {
+		in := func(ops string) string {
+			return `{"type":"` + f.typ + `",` + f.extra + `"` + f.member + `":[` + ops + `]}`
+		}
+		bad := func(name, ops, ptr, at string) decodeCase {
+			return decodeCase{name: f.typ + " " + name, in: in(ops), ptr: "/" + f.member + ptr, rule: RuleSchema, at: at}
+		}
+		cases = append(cases,
+			bad("operation not an object", `{"op":"add","path":"/a","value":1},"nope"`, "/1", `"nope"`),
+			bad("operation null", `null`, "/0", `null`),
+			bad("path missing", `{"op":"remove"}`, "/0/path", ""),
+			bad("path null", `{"op":"replace","path":null,"value":1}`, "/0/path", `null`),
+			bad("path not a string", `{"op":"add","path":3,"value":1}`, "/0/path", `3,`),
+			bad("path not a pointer", `{"op":"remove","path":"nope"}`, "/0/path", `"nope"`),
+			bad("path with a bad escape", `{"op":"remove","path":"/a~2b"}`, "/0/path", `"/a~2b"`),
+			bad("path ending in ~", `{"op":"remove","path":"/a~"}`, "/0/path", `"/a~"`),
+			bad("from missing on move", `{"op":"move","path":"/a"}`, "/0/from", ""),
+			bad("from not a pointer on copy", `{"op":"copy","path":"/a","from":"b"}`, "/0/from", `"b"`),
+			bad("value missing on add", `{"op":"add","path":"/a"}`, "/0/value", ""),
+			bad("value missing on test", `{"op":"test","path":""}`, "/0/value", ""),
+			bad("value missing on replace, escaped path", `{"op":"replace","path":"/\u0061"}`, "/0/value", ""),
+			decodeCase{name: f.typ + " unknown op stays (G2)", in: in(`{"op":"frob","path":7},{"path":"x"}`)},
+			decodeCase{name: f.typ + " null value and extra members are fine", in: in(`{"op":"add","path":"/a~0~1","value":null,"x":1},{"op":"move","from":"","path":"/b"}`)},
+		)
+	}
+	for i := range cases {
+		if cases[i].ptr == "" {
+			e, err := Decode([]byte(cases[i].in))
+			require.NoError(t, err, cases[i].in)
+			cases[i].want = e
+		}
+	}
+	runDecodeCases(t, cases)
 }
 
 func TestDecodeTimestamps(t *testing.T) {
@@ -165,6 +235,17 @@ func TestDecodeLegacyNulls(t *testing.T) {
 			in:   `{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"c","content":[{"type":"image","source":{"type":"url","value":"u"},"metadata":null}]}`,
 			want: &ToolCallResult{MessageID: "t", ToolCallID: "c", Content: raw(`[{"type":"image","source":{"type":"url","value":"u"}}]`)},
 			warn: []string{"E4 /content/0/metadata"}},
+		{name: "tool result media part with an unknown source type removed (G22)",
+			in: `{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"c","content":[{"type":"image","source":{"type":"ftp","value":"u"}},` +
+				`{"type":"image","source":{"value":"u"}},{"type":"image","source":{"type":1}},{"type":"text","text":"ok"}]}`,
+			want: &ToolCallResult{MessageID: "t", ToolCallID: "c", Content: raw(`[{"type":"text","text":"ok"}]`)},
+			warn: []string{"E2 /content/0", "E2 /content/1", "E2 /content/2"}},
+		{name: "tool result media part with a known source lacking a member (G22)",
+			in:  `{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"c","content":[{"type":"image","source":{"type":"data","value":"AA=="}}]}`,
+			ptr: "/content/0/source/mimeType", rule: RuleSchema},
+		{name: "tool result media part without a source",
+			in:  `{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"c","content":[{"type":"image"}]}`,
+			ptr: "/content/0/source", rule: RuleSchema},
 		{name: "text part metadata is not legacy",
 			in:  `{"type":"TOOL_CALL_RESULT","messageId":"t","toolCallId":"c","content":[{"type":"text","text":"x","metadata":null}]}`,
 			ptr: "/content/0/metadata", rule: RuleSchema, at: "null"},
@@ -212,8 +293,10 @@ func TestDecodeTags(t *testing.T) {
 			want: &RunError{Message: "m"}, warn: []string{"G3 /subagentRunId"}},
 		{name: "tag on MESSAGES_SNAPSHOT dropped", in: `{"type":"MESSAGES_SNAPSHOT","messages":[],"subagentRunId":"s"}`,
 			want: &MessagesSnapshot{Messages: []Message{}}, warn: []string{"G3 /subagentRunId"}},
-		{name: "tag on THINKING_START dropped", in: `{"type":"THINKING_START","subagentRunId":"s","title":"t"}`,
-			want: &ThinkingStart{Title: Ptr("t")}, warn: []string{"G3 /subagentRunId", "deprecated "}},
+		{name: "tag on THINKING_START kept for its translation (G22)", in: `{"type":"THINKING_START","subagentRunId":"s","title":"t"}`,
+			want: &ThinkingStart{Attribution: By("s"), Title: Ptr("t")}, warn: []string{"deprecated "}},
+		{name: "null tag on THINKING_TEXT_MESSAGE_CONTENT (G22)", in: `{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"d","subagentRunId":null}`,
+			ptr: "/subagentRunId", rule: RuleNullTag, at: "null"},
 		{name: "null tag on snapshot message",
 			in:  `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x","subagentRunId":null}]}`,
 			ptr: "/messages/0/subagentRunId", rule: RuleNullTag, at: "null"},
@@ -227,7 +310,8 @@ func TestDecodeTags(t *testing.T) {
 			in: `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","subagentRunId":"s",` +
 				`"toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"subagentRunId":"x"}]}]}`,
 			want: &MessagesSnapshot{Messages: []Message{{ID: "a", Role: RoleAssistant, Subagent: Ptr("s"),
-				ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}}}}},
+				ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}}}},
+			warn: []string{"E2 /messages/0/toolCalls/0/subagentRunId"}},
 	})
 }
 
@@ -314,10 +398,11 @@ func TestDecodeMessages(t *testing.T) {
 			want: want(Message{ID: "u", Role: RoleUser, Content: raw(`"x"`)}), warn: []string{"E2 /messages/1"}},
 		{name: "message without role removed", in: snap(`{"id":"z","content":"x"}`), want: want(), warn: []string{"E2 /messages/0"}},
 		{name: "fields of other roles ignored", in: snap(`{"id":"t","role":"tool","content":"x","toolCallId":"c","name":"n","activityType":"A"}`),
-			want: want(Message{ID: "t", Role: RoleTool, Content: raw(`"x"`), ToolCallID: Ptr("c")})},
+			want: want(Message{ID: "t", Role: RoleTool, Content: raw(`"x"`), ToolCallID: Ptr("c")}),
+			warn: []string{"E2 /messages/0/activityType", "E2 /messages/0/name"}},
 		{name: "unknown content part removed", in: snap(`{"id":"u","role":"user","content":[{"type":"text","text":"a","extra":1},{"type":"hologram"},{"type":"binary","mimeType":"image/png","data":"AA=="}]}`),
 			want: want(Message{ID: "u", Role: RoleUser, Content: raw(`[{"type":"text","text":"a"}]`)}),
-			warn: []string{"E2 /messages/0/content/1", "E2 /messages/0/content/2"}},
+			warn: []string{"E2 /messages/0/content/1", "E2 /messages/0/content/2", "E2 /messages/0/content/0/extra"}},
 		{name: "missing id", in: snap(`{"role":"user","content":"x"}`), ptr: "/messages/0/id", rule: RuleSchema, at: `{"role"`},
 		{name: "developer without content", in: snap(`{"id":"d","role":"developer"}`), ptr: "/messages/0/content", rule: RuleSchema},
 		{name: "user content number", in: snap(`{"id":"u","role":"user","content":1}`), ptr: "/messages/0/content", rule: RuleSchema, at: "1}"},
@@ -338,7 +423,8 @@ func TestDecodeMessages(t *testing.T) {
 		{name: "unknown source type", in: snap(`{"id":"u","role":"user","content":[{"type":"image","source":{"type":"ftp","value":"x"}}]}`),
 			ptr: "/messages/0/content/0/source/type", rule: RuleSchema, at: `"ftp"`},
 		{name: "file source, unknown members dropped", in: snap(`{"id":"u","role":"user","content":[{"type":"audio","source":{"type":"file","value":"f1","provider":"p","x":1}}]}`),
-			want: want(Message{ID: "u", Role: RoleUser, Content: raw(`[{"type":"audio","source":{"type":"file","value":"f1","provider":"p"}}]`)})},
+			want: want(Message{ID: "u", Role: RoleUser, Content: raw(`[{"type":"audio","source":{"type":"file","value":"f1","provider":"p"}}]`)}),
+			warn: []string{"E2 /messages/0/content/0/source/x"}},
 		{name: "input messages", in: `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"x","role":"oracle"},{"id":"u","role":"user","content":"hi","subagentRunId":"s"}],"context":[{"description":"d","value":"v"}],"forwardedProps":{"a":1}}}`,
 			want: &RunStarted{ThreadID: "t", RunID: "r", Input: &RunAgentInput{ThreadID: "t", RunID: "r",
 				Messages: []Message{{ID: "u", Role: RoleUser, Content: raw(`"hi"`), Subagent: Ptr("s")}},

@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Roles TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK accept (PROTOCOL.md §3.2).
@@ -110,7 +111,7 @@ func decodeBody(t Type, o *object) Event {
 		o.attributed(&e.Base, &e.Attribution)
 		e.MessageID = o.reqString("messageId")
 		e.ToolCallID = o.reqString("toolCallId")
-		e.Content = decodeContent(o, "content", true)
+		e.Content = decodeContent(o, "content", true, true)
 		e.Role = o.optRole("role", string(RoleTool))
 		return e
 
@@ -123,6 +124,7 @@ func decodeBody(t Type, o *object) Event {
 		e := &StateDelta{}
 		o.attributed(&e.Base, &e.Attribution)
 		e.Delta = o.raw("delta", true, kindArray, nullRefused)
+		o.patchOps("delta", e.Delta)
 		return e
 	case TypeMessagesSnapshot:
 		e := &MessagesSnapshot{}
@@ -144,6 +146,7 @@ func decodeBody(t Type, o *object) Event {
 		e.MessageID = o.reqString("messageId")
 		e.ActivityType = o.reqString("activityType")
 		e.Patch = o.raw("patch", true, kindArray, nullRefused)
+		o.patchOps("patch", e.Patch)
 		return e
 
 	case TypeRaw:
@@ -230,25 +233,25 @@ func decodeBody(t Type, o *object) Event {
 
 	case TypeThinkingStart:
 		e := &ThinkingStart{}
-		o.deprecated(&e.Base)
+		o.deprecated(&e.Base, &e.Attribution)
 		e.Title = o.optString("title")
 		return e
 	case TypeThinkingEnd:
 		e := &ThinkingEnd{}
-		o.deprecated(&e.Base)
+		o.deprecated(&e.Base, &e.Attribution)
 		return e
 	case TypeThinkingTextMessageStart:
 		e := &ThinkingTextMessageStart{}
-		o.deprecated(&e.Base)
+		o.deprecated(&e.Base, &e.Attribution)
 		return e
 	case TypeThinkingTextMessageContent:
 		e := &ThinkingTextMessageContent{}
-		o.deprecated(&e.Base)
+		o.deprecated(&e.Base, &e.Attribution)
 		e.Delta = o.reqString("delta")
 		return e
 	case TypeThinkingTextMessageEnd:
 		e := &ThinkingTextMessageEnd{}
-		o.deprecated(&e.Base)
+		o.deprecated(&e.Base, &e.Attribution)
 		return e
 	}
 	panic("event: no decoder for known type " + string(t))
@@ -260,11 +263,91 @@ func (o *object) attributed(b *Base, a *Attribution) {
 	a.Subagent = o.tag()
 }
 
-// deprecated reads the base fields of a THINKING_* event and warns.
-func (o *object) deprecated(b *Base) {
-	o.base(b)
-	o.dropTag()
+// deprecated reads the base fields and the tag of a THINKING_* event, which
+// its REASONING_* translation carries (G22), and warns.
+func (o *object) deprecated(b *Base, a *Attribution) {
+	o.attributed(b, a)
 	o.d.warn("", WarnDeprecated, fmt.Sprintf("%s is deprecated; it stands for the REASONING_* event the reducer translates it to", o.d.typ))
+}
+
+// patchOps checks the operations of the JSON Patch raw, member name (G8):
+// each is an object; one whose op is one of the six of RFC 6902 has a
+// "path" that is a string holding a JSON pointer, a "from" likewise for move
+// and copy, and a "value" for add, replace and test. An operation with
+// another op, or none, is left for the patch to remove with a warning (G2),
+// and unknown members of an operation are kept, as RFC 6902 says.
+func (o *object) patchOps(name string, raw json.RawMessage) {
+	if raw == nil {
+		return
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		o.d.fail(o.at(name), RuleSchema, "want an array of operations")
+		return
+	}
+	for i, el := range elems {
+		ptr := o.at(name) + "/" + strconv.Itoa(i)
+		if k := kindOf(el); k != kindObject {
+			o.d.fail(ptr, RuleSchema, "a JSON Patch operation is an object, got "+k.String())
+			return
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(el, &m); err != nil {
+			o.d.fail(ptr, RuleSchema, "a JSON Patch operation is an object")
+			return
+		}
+		// Not registered with the decoding: an operation keeps its unknown members.
+		op := &object{d: o.d, ptr: ptr, m: m}
+		op.seen = &op.own
+		var kind string
+		if t, ok := m["op"]; ok && kindOf(t) == kindString {
+			kind = unquote(t)
+		}
+		switch kind {
+		case "add", "remove", "replace", "move", "copy", "test":
+		default:
+			continue
+		}
+		if !op.pointer("path") {
+			return
+		}
+		if (kind == "move" || kind == "copy") && !op.pointer("from") {
+			return
+		}
+		if kind == "add" || kind == "replace" || kind == "test" {
+			if _, ok := m["value"]; !ok {
+				o.d.fail(op.at("value"), RuleSchema, "required field is missing; a "+kind+" operation needs a value")
+				return
+			}
+		}
+	}
+}
+
+// pointer checks that member name of a patch operation is a string holding
+// a JSON pointer (RFC 6901: "" or "/…", each "~" followed by "0" or "1").
+func (o *object) pointer(name string) bool {
+	s, ok := o.str(name, true, nullRefused)
+	if !ok {
+		return false
+	}
+	if reason := badPointer(s); reason != "" {
+		o.d.fail(o.at(name), RuleSchema, fmt.Sprintf("%q is not a JSON pointer: %s", s, reason))
+		return false
+	}
+	return true
+}
+
+// badPointer says why s is not an RFC 6901 JSON pointer, or returns "".
+func badPointer[T string | []byte](s T) string {
+	if len(s) > 0 && s[0] != '/' {
+		return `a JSON pointer is "" or starts with "/"`
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '~' && (i+1 == len(s) || s[i+1] != '0' && s[i+1] != '1') {
+			return `"~" must be followed by "0" or "1"`
+		}
+	}
+	return ""
 }
 
 // decodeRunOutcome reads RUN_FINISHED.outcome. An outcome whose type is not
@@ -278,7 +361,7 @@ func decodeRunOutcome(o *object) *RunFinishedOutcome {
 	}
 	c := o.child(o.at("outcome"), raw)
 	var typ string
-	if t, ok := c.m["type"]; ok && kindOf(t) == kindString {
+	if t, ok := c.get("type"); ok && kindOf(t) == kindString {
 		typ = unquote(t)
 	}
 	out := &RunFinishedOutcome{Type: typ}
@@ -295,9 +378,10 @@ func decodeRunOutcome(o *object) *RunFinishedOutcome {
 	case OutcomeCancelled:
 	default:
 		what := "has no type"
-		if t, ok := c.m["type"]; ok {
+		if t, ok := c.get("type"); ok {
 			what = "has type " + string(t)
 		}
+		c.seen.removed = true
 		o.d.warn(c.ptr, WarnUnknownMaterial, "outcome "+what+", which is not success, interrupt or cancelled; removed, so the run reads as a success")
 		return nil
 	}
@@ -314,7 +398,7 @@ func decodeSubagentOutcome(o *object) *SubagentOutcome {
 	}
 	c := o.child(o.at("outcome"), raw).with(RuleSchema, RuleLifecycleNull)
 	out := &SubagentOutcome{}
-	if t, ok := c.m["type"]; ok && kindOf(t) != kindNull {
+	if t, ok := c.get("type"); ok && kindOf(t) != kindNull {
 		if k := kindOf(t); k != kindString {
 			c.wrongKind(c.at("type"), kindString, k, RuleSchema)
 			return nil
@@ -427,7 +511,7 @@ func knownRole(r string) bool {
 // it was removed.
 func decodeMessage(o *object) (Message, bool) {
 	var role string
-	raw, present := o.m["role"]
+	raw, present := o.get("role")
 	if present && kindOf(raw) == kindString {
 		role = unquote(raw)
 	}
@@ -436,6 +520,7 @@ func decodeMessage(o *object) (Message, bool) {
 		if present {
 			what = "has role " + string(raw)
 		}
+		o.seen.removed = true
 		o.d.warn(o.ptr, WarnUnknownMaterial, "message "+what+", which is not a known role; removed")
 		return Message{}, false
 	}
@@ -451,16 +536,16 @@ func decodeMessage(o *object) (Message, bool) {
 		o.objects("toolCalls", false, func(_ int, e *object) {
 			m.ToolCalls = append(m.ToolCalls, decodeToolCall(e))
 		})
-		if _, ok := o.m["toolCalls"]; ok && m.ToolCalls == nil && o.d.err == nil {
+		if _, ok := o.get("toolCalls"); ok && m.ToolCalls == nil && o.d.err == nil {
 			m.ToolCalls = []ToolCall{}
 		}
 		m.EncryptedValue = o.optString("encryptedValue")
 	case RoleUser:
-		m.Content = decodeContent(o, "content", true)
+		m.Content = decodeContent(o, "content", true, false)
 		m.Name = o.optString("name")
 		m.EncryptedValue = o.optString("encryptedValue")
 	case RoleTool:
-		m.Content = decodeContent(o, "content", true)
+		m.Content = decodeContent(o, "content", true, false)
 		id := o.reqString("toolCallId")
 		m.ToolCallID = &id
 		m.Error = o.optString("error")
@@ -493,15 +578,17 @@ func decodeToolCall(o *object) ToolCall {
 // decodeContent reads a content that is a string or an array of content
 // parts. A string is kept verbatim; an array is rebuilt from its decoded
 // parts (unknown members removed; a part of unknown type removed with a
-// warning, E2).
-func decodeContent(o *object, name string, required bool) json.RawMessage {
+// warning, E2). With toolResult, a media part whose source has a type that
+// is unknown, missing or not a string is removed with a warning too, as the
+// reference removes it from a tool result (G22).
+func decodeContent(o *object, name string, required, toolResult bool) json.RawMessage {
 	raw := o.raw(name, required, kindString|kindArray, nullRefused)
 	if raw == nil || kindOf(raw) == kindString {
 		return raw
 	}
 	parts := []ContentPart{}
 	o.objects(name, true, func(_ int, e *object) {
-		if p, ok := decodePart(e); ok {
+		if p, ok := decodePart(e, toolResult); ok {
 			parts = append(parts, p)
 		}
 	})
@@ -525,9 +612,9 @@ func isMedia(typ string) bool {
 	return typ == "image" || typ == "audio" || typ == "video" || typ == "document"
 }
 
-func decodePart(o *object) (ContentPart, bool) {
+func decodePart(o *object, toolResult bool) (ContentPart, bool) {
 	var typ string
-	raw, present := o.m["type"]
+	raw, present := o.get("type")
 	if present && kindOf(raw) == kindString {
 		typ = unquote(raw)
 	}
@@ -542,7 +629,18 @@ func decodePart(o *object) (ContentPart, bool) {
 	case isMedia(typ):
 		p := ContentPart{Type: typ, ID: o.optString("id")}
 		if src := o.raw("source", true, kindObject, nullRefused); src != nil {
-			p.Source = decodeSource(o.child(o.at("source"), src))
+			c := o.child(o.at("source"), src)
+			if t, ok := c.get("type"); toolResult && !knownSource(t, ok) {
+				what := "has no type"
+				if ok {
+					what = "has type " + string(t)
+				}
+				o.seen.removed = true
+				c.seen.removed = true
+				o.d.warn(o.ptr, WarnUnknownMaterial, "media content part's source "+what+", which is not data, url or file; removed (G22)")
+				return ContentPart{}, false
+			}
+			p.Source = decodeSource(c)
 		}
 		p.Metadata = o.raw("metadata", false, kindObject, nullLegacy)
 		return p, true
@@ -554,8 +652,22 @@ func decodePart(o *object) (ContentPart, bool) {
 	if typ == "binary" {
 		what += " (the legacy binary part, which agview does not upgrade)"
 	}
+	o.seen.removed = true
 	o.d.warn(o.ptr, WarnUnknownMaterial, "content part "+what+", which is not text, image, audio, video or document; removed")
 	return ContentPart{}, false
+}
+
+// knownSource reports whether t, the type of a media part's source, is
+// present, a string and one of data, url, file.
+func knownSource(t json.RawMessage, present bool) bool {
+	if !present || kindOf(t) != kindString {
+		return false
+	}
+	switch unquote(t) {
+	case "data", "url", "file":
+		return true
+	}
+	return false
 }
 
 // decodeSource checks a media part's source and rebuilds it without unknown
@@ -593,9 +705,10 @@ func DecodeInput(data []byte) (*RunAgentInput, []Warning, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	in := decodeInput(&object{d: d, m: m})
+	in := decodeInput(d.object("", m))
 	if d.err != nil {
 		return nil, nil, d.error()
 	}
+	d.unknownMembers()
 	return in, d.warnings, nil
 }

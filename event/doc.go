@@ -10,9 +10,11 @@
 // §3, §6.1, G2, G3): required fields, JSON types, enums, integer timestamps,
 // no null on an optional field, no subagentRunId: null (R1). It tolerates
 // what the protocol tolerates, with a Warning on the event (Base.Warnings):
-// unknown fields are ignored, the legacy nulls read as absent, a tag on a
-// run-scoped event is dropped, an unknown union member in an optional
-// position is removed. The rules that need history (ownership, lifecycle,
+// an unknown member is left out and named by its JSON pointer (G20), the
+// legacy nulls read as absent, a tag on a run-scoped event is dropped, an
+// unknown union member in an optional position is removed. A malformed JSON
+// Patch operation is a schema error (G8); empty input is ErrEmpty, no event
+// at all (G18). The rules that need history (ownership, lifecycle,
 // R14 on subagent outcomes) are the reducer's.
 //
 // Errors are typed: *DecodeError (with the event type, the JSON pointer and

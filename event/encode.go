@@ -645,28 +645,33 @@ func (e *SubagentError) encode(w *encoder) {
 
 func (e *ThinkingStart) encode(w *encoder) {
 	w.begin(TypeThinkingStart)
+	w.tag(&e.Attribution)
 	w.optStr("title", e.Title)
 	w.end(&e.Base)
 }
 
 func (e *ThinkingEnd) encode(w *encoder) {
 	w.begin(TypeThinkingEnd)
+	w.tag(&e.Attribution)
 	w.end(&e.Base)
 }
 
 func (e *ThinkingTextMessageStart) encode(w *encoder) {
 	w.begin(TypeThinkingTextMessageStart)
+	w.tag(&e.Attribution)
 	w.end(&e.Base)
 }
 
 func (e *ThinkingTextMessageContent) encode(w *encoder) {
 	w.begin(TypeThinkingTextMessageContent)
+	w.tag(&e.Attribution)
 	w.str("delta", e.Delta)
 	w.end(&e.Base)
 }
 
 func (e *ThinkingTextMessageEnd) encode(w *encoder) {
 	w.begin(TypeThinkingTextMessageEnd)
+	w.tag(&e.Attribution)
 	w.end(&e.Base)
 }
 

@@ -1,6 +1,7 @@
 package event
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -30,6 +31,11 @@ const (
 	// position was removed: a RUN_FINISHED outcome, a message, a content
 	// part (E2, G2).
 	WarnUnknownMaterial = "E2"
+	// WarnUnknownMember: a member the schema does not describe, at any depth
+	// (of the event, an outcome, an interrupt, a message, a tool call, the
+	// input, a resume entry, a content part), was left out; the warning's
+	// pointer names it (E2, G20).
+	WarnUnknownMember = "E2"
 	// WarnLegacyNull: a legacy null was read as absent (E4).
 	WarnLegacyNull = "E4"
 	// WarnMisplacedTag: a subagentRunId on a type that cannot carry one was
@@ -91,6 +97,12 @@ func (e *DecodeError) Error() string {
 
 // Unwrap returns the underlying error, if any.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// ErrEmpty is what Decode returns for empty input: a frame that holds no
+// data at all, such as an SSE event whose data is empty (a bare "data"
+// line). It is not an event; callers skip it with a warning, as they skip an
+// unknown type (PROTOCOL.md G18; the reference would fail to parse it).
+var ErrEmpty = errors.New("event: the frame is empty: no event to decode; skipped")
 
 // UnknownTypeError reports an event whose "type" names no event type this
 // package knows. Callers treat it as a warning and go on with the next event:

@@ -65,8 +65,9 @@ type Warning struct {
 	Pointer string
 	// Message says what was tolerated and what was done with it.
 	Message string
-	// Rule is the rule that tolerates it: WarnUnknownMaterial ("E2"),
-	// WarnLegacyNull ("E4"), WarnMisplacedTag ("G3") or WarnDeprecated.
+	// Rule is the rule that tolerates it: WarnUnknownMaterial or
+	// WarnUnknownMember ("E2"), WarnLegacyNull ("E4"), WarnMisplacedTag
+	// ("G3") or WarnDeprecated.
 	Rule string
 }
 
@@ -417,38 +418,40 @@ func (e *SubagentFinished) SubagentRunID() (string, bool) { return e.ID, true }
 func (e *SubagentError) SubagentRunID() (string, bool) { return e.ID, true }
 
 // ---------------------------------------------------------------------------
-// Deprecated THINKING_* (§3.8). Not attributable.
+// Deprecated THINKING_* (§3.8). Not among the 24 attributable types, but a
+// subagentRunId on one is carried to the REASONING_* event it translates to
+// and verified like any tag (PROTOCOL.md G22).
 
 // ThinkingStart is the deprecated THINKING_START (now REASONING_START).
 type ThinkingStart struct {
 	Base
-	noAttribution
+	Attribution
 	Title *string `json:"title,omitempty"` // nil when absent
 }
 
 // ThinkingEnd is the deprecated THINKING_END (now REASONING_END).
 type ThinkingEnd struct {
 	Base
-	noAttribution
+	Attribution
 }
 
 // ThinkingTextMessageStart is the deprecated THINKING_TEXT_MESSAGE_START (now REASONING_MESSAGE_START).
 type ThinkingTextMessageStart struct {
 	Base
-	noAttribution
+	Attribution
 }
 
 // ThinkingTextMessageContent is the deprecated THINKING_TEXT_MESSAGE_CONTENT (now REASONING_MESSAGE_CONTENT).
 type ThinkingTextMessageContent struct {
 	Base
-	noAttribution
+	Attribution
 	Delta string `json:"delta"` // thinking text to append
 }
 
 // ThinkingTextMessageEnd is the deprecated THINKING_TEXT_MESSAGE_END (now REASONING_MESSAGE_END).
 type ThinkingTextMessageEnd struct {
 	Base
-	noAttribution
+	Attribution
 }
 
 // EventType returns the wire type of RunStarted events.

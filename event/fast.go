@@ -129,7 +129,7 @@ func boxed[T any, P interface {
 }
 
 // scanFlat scans an event object of spec's type whose members are type, the
-// id, delta, subagentRunId, timestamp and unknown members.
+// id, delta, subagentRunId and timestamp.
 func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -172,9 +172,9 @@ func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
 			if data[i] != '[' {
 				return f, false
 			}
-			end, ok := skipValue(data, i, 0)
+			end, ok := scanPatch(data, i)
 			if !ok {
-				return f, false
+				return f, false // not JSON, or not a patch this pass vouches for
 			}
 			f.patch, i = span{lo: i, hi: end}, end
 		case string(key) == "delta":
@@ -198,12 +198,10 @@ func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
 				return f, false
 			}
 			f.ts, i = n, end
-		case string(key) == "rawEvent" || string(key) == "metadata":
-			return f, false
 		default:
-			if i, ok = skipValue(data, i, 0); !ok {
-				return f, false
-			}
+			// rawEvent, metadata, and unknown members, which the reference
+			// path reports (G20).
+			return f, false
 		}
 		if f.seen&bit != 0 {
 			return f, false // a duplicate: the reference path decides which wins
@@ -320,4 +318,98 @@ func scanDelta(data []byte) (wire.Delta, bool) {
 		Text:    data[f.delta.lo:f.delta.hi],
 		Escaped: f.delta.escaped,
 	}, true
+}
+
+// scanPatch scans the JSON Patch array at data[i] == '[' and returns the
+// index just past it, when it is valid JSON and passes the checks of
+// patchOps: every operation an object, and one whose op is one of the six
+// with the path, from and value it needs, path and from JSON pointers. It
+// reports false for anything it does not read in place (escaped member
+// names, op, path or from), leaving the reference path to decide.
+func scanPatch(data []byte, i int) (int, bool) {
+	i = skipWS(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(data) || data[i] != '{' {
+			return 0, false
+		}
+		var op, path, from []byte
+		value := false
+		i = skipWS(data, i+1)
+		if i < len(data) && data[i] != '}' {
+			for {
+				if i >= len(data) || data[i] != '"' {
+					return 0, false
+				}
+				ks, ok := scanString(data, i)
+				if !ok || ks.escaped {
+					return 0, false
+				}
+				key := data[i+1 : ks.end-1]
+				i = skipWS(data, ks.end)
+				if i >= len(data) || data[i] != ':' {
+					return 0, false
+				}
+				i = skipWS(data, i+1)
+				end, ok := skipValue(data, i, 2)
+				if !ok {
+					return 0, false
+				}
+				switch string(key) {
+				case "op":
+					op = data[i:end]
+				case "path":
+					path = data[i:end]
+				case "from":
+					from = data[i:end]
+				case "value":
+					value = true
+				}
+				i = skipWS(data, end)
+				if i < len(data) && data[i] == '}' {
+					break
+				}
+				if i >= len(data) || data[i] != ',' {
+					return 0, false
+				}
+				i = skipWS(data, i+1)
+			}
+		}
+		if i >= len(data) || bytes.IndexByte(op, '\\') >= 0 {
+			return 0, false
+		}
+		switch string(op) {
+		case `"add"`, `"replace"`, `"test"`:
+			if !plainPointer(path) || !value {
+				return 0, false
+			}
+		case `"move"`, `"copy"`:
+			if !plainPointer(path) || !plainPointer(from) {
+				return 0, false
+			}
+		case `"remove"`:
+			if !plainPointer(path) {
+				return 0, false
+			}
+		}
+		i = skipWS(data, i+1) // past '}'
+		if i < len(data) && data[i] == ']' {
+			return i + 1, true
+		}
+		if i >= len(data) || data[i] != ',' {
+			return 0, false
+		}
+		i = skipWS(data, i+1)
+	}
+}
+
+// plainPointer reports whether v is a JSON string literal without escapes
+// that holds a JSON pointer.
+func plainPointer(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return false
+	}
+	return badPointer(v[1:len(v)-1]) == ""
 }

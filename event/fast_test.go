@@ -19,7 +19,7 @@ func TestFastPathTakesCommonShapes(t *testing.T) {
 		{"plain", `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi"}`, true},
 		{"tagged, timestamp, spaces", `{"type":"TOOL_CALL_ARGS", "subagentRunId" : "s", "toolCallId":"c", "delta":"{\"q\":1}", "timestamp":-17 }` + "\n", true},
 		{"reasoning, escapes, unicode", `{"type":"REASONING_MESSAGE_CONTENT","messageId":"r","delta":"é\u00e9\n\\"}`, true},
-		{"unknown scalar and nested members", `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","x":1.5e3,"y":{"z":[null,true]}}`, true},
+		{"unknown members (reported by the reference path, G20)", `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","x":1.5e3,"y":{"z":[null,true]}}`, false},
 		{"other type", `{"type":"TEXT_MESSAGE_END","messageId":"m"}`, false},
 		{"type not first", `{"messageId":"m","type":"TEXT_MESSAGE_CONTENT","delta":"d"}`, false},
 		{"surrogate escape", `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d\ude00"}`, false},

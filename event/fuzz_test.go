@@ -73,6 +73,9 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		`{"type":"STATE_DELTA","subagentRunId":"s\n","delta":[{"op":"add","path":"/a~1b","value":{"x":[1,{"y":"\u00e9"}]}}],"timestamp":3}`,
 		`{"type":"STATE_DELTA","delta":[ ],"z":"\ud800"}`,
 		`{"type":"STATE_DELTA","delta":{}}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"a"},{"op":"add","path":"/x~2"}]}`,
+		`{"type":"STATE_DELTA","delta":[{"op":"move","from":"/a","path":"/b","op":"copy"},{"op":"frob"},1]}`,
+		`{"type":"STATE_DELTA","delta":[{"path":"/\u0061","op":"replace","value":null},{"op":"test","path":"","value":{}}]}`,
 		`{"type":"STATE_DELTA","delta":[1,]}`,
 	} {
 		add([]byte(s))
@@ -91,7 +94,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			var de *DecodeError
 			var ut *UnknownTypeError
-			if !errors.As(err, &de) && !errors.As(err, &ut) {
+			if !errors.As(err, &de) && !errors.As(err, &ut) && !(len(data) == 0 && err == ErrEmpty) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 			if e != nil {
@@ -145,6 +148,12 @@ func FuzzFastPath(f *testing.F) {
 			}
 		}
 		got, err := Decode(data)
+		if len(data) == 0 {
+			if err != ErrEmpty {
+				t.Fatalf("Decode of empty input: %v, want ErrEmpty", err)
+			}
+			return
+		}
 		if (err == nil) != (refErr == nil) || (err != nil && err.Error() != refErr.Error()) {
 			t.Fatalf("Decode error %v, reference %v on\n%s", err, refErr, data)
 		}

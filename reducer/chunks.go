@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/chunk"
 	"github.com/agview/agview/internal/model"
 	"github.com/agview/agview/internal/persist"
 )
@@ -249,6 +250,10 @@ func (f *folder) resolveLane(k model.LaneKind, id *string, tag model.Owner, idFi
 	}
 	switch {
 	case n == 1:
+		if found.Sub {
+			f.warn(ruleChunk, "%s carries neither a %s nor a subagentRunId; it goes to the sole open %s lane, subagent %s (the §4 fallback); attribute the chunk to the subagent it belongs to",
+				f.wire, idField, laneKindName(k), found.Quoted())
+		}
 		return found, nil
 	case n > 1:
 		return model.Owner{}, f.violation(ruleChunk,
@@ -256,20 +261,6 @@ func (f *folder) resolveLane(k model.LaneKind, id *string, tag model.Owner, idFi
 			f.wire, idField, n, laneKindName(k))
 	}
 	return model.Parent, nil
-}
-
-// pendingDelta reports whether a chunk emits CONTENT/ARGS: it carries a delta
-// or a rawEvent, or it opened nothing and carries metadata that must land.
-func pendingDelta(delta *string, b *event.Base, opened bool) (string, bool) {
-	switch {
-	case delta != nil:
-		return *delta, true
-	case b.RawEvent != nil:
-		return "", true
-	case !opened && b.Metadata != nil:
-		return "", true
-	}
-	return "", false
 }
 
 func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violation {
@@ -314,7 +305,7 @@ func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violatio
 		f.c().Scope.Lanes = f.st.C.Scope.Lanes.Set(lane.Key(), l)
 		opened = true
 	}
-	if delta, ok := pendingDelta(e.Delta, &e.Base, opened); ok {
+	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
 		return f.as(event.TypeTextMessageContent, func() *Violation {
 			return f.textContent(l.ID, delta, lane, e.Metadata)
 		})
@@ -362,7 +353,7 @@ func (f *folder) toolChunk(e *event.ToolCallChunk, tag model.Owner) *Violation {
 		f.c().Scope.Lanes = f.st.C.Scope.Lanes.Set(lane.Key(), l)
 		opened = true
 	}
-	if delta, ok := pendingDelta(e.Delta, &e.Base, opened); ok {
+	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
 		return f.as(event.TypeToolCallArgs, func() *Violation {
 			return f.toolArgs(l.ID, delta, lane, e.Metadata)
 		})
@@ -399,7 +390,7 @@ func (f *folder) reasoningChunk(e *event.ReasoningMessageChunk, tag model.Owner)
 		f.c().Scope.Lanes = f.st.C.Scope.Lanes.Set(lane.Key(), l)
 		opened = true
 	}
-	if delta, ok := pendingDelta(e.Delta, &e.Base, opened); ok {
+	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
 		return f.as(event.TypeReasoningMessageContent, func() *Violation {
 			return f.reasoningMsgContent(l.ID, delta, lane, e.Metadata)
 		})

@@ -14,15 +14,30 @@ func (f *folder) event(e event.Event) *Violation {
 		return err
 	}
 	tag := tagOf(e)
-	if t.Attributable() && tag.Sub {
+	if (t.Attributable() || t.Deprecated()) && tag.Sub {
 		// R7 bookkeeping, and the unannounced node attribution alone makes (R11).
 		if _, seen := f.st.C.Scope.Attributed.Get(tag.ID); !seen {
 			c := f.c()
 			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
-			if k := f.invFor(tag); !f.peek(k).I.Announced && f.peek(k).Status == model.InvAbandoned {
-				// Seen only through attribution, abandoned by an earlier
-				// run's error, and attributed again: no longer abandoned.
-				f.node(k).Status = model.InvUnannounced
+			k := f.invFor(tag)
+			switch d := f.peek(k); {
+			case !d.I.Announced:
+				// Attribution alone is valid (R11), but a producer that can
+				// report the lifecycle should (seed 000, R12): a warning for
+				// producer authors, once per invocation and run.
+				f.warn("R12", "subagent '%s' has not been announced: events are attributed to it without a SUBAGENT_STARTED; a producer that can report the lifecycle should announce it (and close it with SUBAGENT_FINISHED or SUBAGENT_ERROR)", tag.ID)
+				if d.Status == model.InvAbandoned {
+					// Seen only through attribution, abandoned by an earlier
+					// run's error, and attributed again: no longer abandoned.
+					f.node(k).Status = model.InvUnannounced
+				}
+			case d.Status == model.InvSuspended && d.I.Run < f.runIndex():
+				// Suspended in an earlier run and continued by attributed
+				// events alone, without a new SUBAGENT_STARTED (G10):
+				// running again, until the run ends (settleContinued).
+				f.node(k).Status = model.InvRunning
+				info := f.info(k)
+				info.Outcome, info.Result, info.Err = nil, nil, nil
 			}
 		}
 	}
@@ -157,10 +172,10 @@ func (f *folder) event(e event.Event) *Violation {
 
 	case *event.ThinkingStart, *event.ThinkingEnd, *event.ThinkingTextMessageStart,
 		*event.ThinkingTextMessageContent, *event.ThinkingTextMessageEnd:
-		if err := f.closeLane(model.Parent); err != nil {
+		if err := f.closeLane(tag); err != nil {
 			return err
 		}
-		return f.thinking(e)
+		return f.thinking(e, tag)
 	}
 	return f.violation(event.RuleSchema, "event type %s cannot be folded", t)
 }
@@ -190,15 +205,16 @@ func (f *folder) phase(t event.Type) *Violation {
 
 // thinking translates a deprecated THINKING_* event into REASONING_* as the
 // reference's compatibility boundary does (PROTOCOL.md §3.8), minting ids
-// from the event index so that folding stays deterministic.
-func (f *folder) thinking(e event.Event) *Violation {
+// from the event index so that folding stays deterministic. The event's tag
+// goes to its translation and is verified like any tag (G22).
+func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
 	th := &f.c().Thinking
 	mint := fmt.Sprintf("agview-thinking-%d", f.index)
 	switch e := e.(type) {
 	case *event.ThinkingStart:
 		th.Span, th.SpanSet = mint, true
 		f.warn("G2", "deprecated THINKING_START translated to REASONING_START (messageId %q)", mint)
-		return f.as(event.TypeReasoningStart, func() *Violation { return f.reasoningStart(mint, model.Parent) })
+		return f.as(event.TypeReasoningStart, func() *Violation { return f.reasoningStart(mint, tag) })
 	case *event.ThinkingEnd:
 		if !th.SpanSet {
 			return f.violation("V12", "THINKING_END without a thinking step in progress; send THINKING_START first")
@@ -206,18 +222,18 @@ func (f *folder) thinking(e event.Event) *Violation {
 		id := th.Span
 		th.Span, th.SpanSet = "", false
 		f.warn("G2", "deprecated THINKING_END translated to REASONING_END (messageId %q)", id)
-		return f.as(event.TypeReasoningEnd, func() *Violation { return f.reasoningEnd(id, model.Parent) })
+		return f.as(event.TypeReasoningEnd, func() *Violation { return f.reasoningEnd(id, tag) })
 	case *event.ThinkingTextMessageStart:
 		th.Msg, th.MsgSet = mint, true
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_START translated to REASONING_MESSAGE_START (messageId %q)", mint)
-		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.reasoningMsgStart(mint, model.Parent, e.Metadata) })
+		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.reasoningMsgStart(mint, tag, e.Metadata) })
 	case *event.ThinkingTextMessageContent:
 		if !th.MsgSet {
 			return f.violation("V13", "THINKING_TEXT_MESSAGE_CONTENT without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
 		}
 		id := th.Msg
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_CONTENT translated to REASONING_MESSAGE_CONTENT (messageId %q)", id)
-		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.reasoningMsgContent(id, e.Delta, model.Parent, e.Metadata) })
+		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.reasoningMsgContent(id, e.Delta, tag, e.Metadata) })
 	case *event.ThinkingTextMessageEnd:
 		if !th.MsgSet {
 			return f.violation("V13", "THINKING_TEXT_MESSAGE_END without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
@@ -225,7 +241,7 @@ func (f *folder) thinking(e event.Event) *Violation {
 		id := th.Msg
 		th.Msg, th.MsgSet = "", false
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_END translated to REASONING_MESSAGE_END (messageId %q)", id)
-		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.reasoningMsgEnd(id, model.Parent, e.Metadata) })
+		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.reasoningMsgEnd(id, tag, e.Metadata) })
 	}
 	return nil
 }

@@ -57,7 +57,11 @@
 //     the call it names.
 //   - Subagents: lifecycle rules R5, R7–R9, R14, R19; a suspended invocation
 //     continues under the same id in a later run (G10), its old outcome and
-//     result cleared; steps are per owner (R17); a subagent's state events
+//     result cleared, announced again or continued by attributed events
+//     alone (then the run's end settles it: finished, suspended again when
+//     one of the run's interrupts is its own, or abandoned); events
+//     attributed to an invocation never announced are accepted (R11) with
+//     an R12 warning; steps are per owner (R17); a subagent's state events
 //     change the one run state (R22).
 //   - Chunks: TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK and REASONING_MESSAGE_CHUNK
 //     expand into START/CONTENT/END per owner lane exactly as §4 says (G9);
@@ -69,13 +73,24 @@
 //     a warning).
 //   - The deprecated THINKING_* events are translated to REASONING_* with a
 //     message id minted from the event index ("agview-thinking-12"), so that
-//     folding stays deterministic.
+//     folding stays deterministic; a THINKING_* event's subagentRunId goes to
+//     its translation and is verified like any tag (G22).
 //   - Warnings, not violations: an unknown event type (Refuse with an
-//     *event.UnknownTypeError), a STATE_DELTA or ACTIVITY_DELTA that cannot
-//     be applied (skipped whole, G8), an unknown patch operation (removed,
-//     G2), decoding warnings an event carries, a stream that ends mid-run
-//     (G12), a reused invocation id (G10), a RUN_ERROR after RUN_FINISHED
-//     (V2), a stale chunk stream RUN_ERROR discards (G9).
+//     *event.UnknownTypeError), an empty frame (event.ErrEmpty, G18), a
+//     STATE_DELTA or ACTIVITY_DELTA that cannot be applied (skipped whole,
+//     G8), an unknown patch operation (removed, G2), decoding warnings an
+//     event carries (unknown members, G20), a stream that ends mid-run (G12)
+//     or ends not as its format says (G18), a reused invocation id (G10), a
+//     RUN_ERROR after RUN_FINISHED (V2), a stale chunk stream RUN_ERROR
+//     discards (G9), an untagged chunk sent to the sole open subagent lane
+//     (G9), an activity re-owned by a replacing snapshot (G17), a subagent
+//     never announced (R12).
+//   - Where the reference is right by agview's own rules (G8, G16): a failed
+//     ACTIVITY_DELTA keeps activityType; reopening a message keeps it as it
+//     is; R18 counts only the owners the reference records (a call naming an
+//     activity or reasoning message as parent goes to a new assistant
+//     message with the call's owner); a text delta into content parts
+//     replaces them.
 //
 // # Cost
 //

@@ -60,6 +60,7 @@ func ExampleFold() {
 	m, _ := v.Message("m1")
 	fmt.Println(string(m.Content))
 	// Output:
+	// 1 warning R12
 	// 2 violation R15
 	// "ok"
 }

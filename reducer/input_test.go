@@ -86,6 +86,8 @@ func TestInput(t *testing.T) {
 			ids:   []string{"u0", "a0", "u1"},
 			state: `{}`,
 			rules: []string{"R16"},
+			// sub-2 streams without a SUBAGENT_STARTED (R12 warns).
+			warnings: []string{"R12"},
 		},
 		{
 			name:  "echo adds only ids not held",

@@ -88,8 +88,36 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 	})
 	f.c().Pending = cloneInterrupts(pending)
 	f.setRootStatus(root)
+	f.settleContinued(func(id string) model.InvStatus {
+		for _, in := range pending {
+			if in.Subagent != nil && *in.Subagent == id {
+				return model.InvSuspended
+			}
+		}
+		if status == model.RunCancelled {
+			return model.InvAbandoned
+		}
+		return model.InvFinished
+	})
 	f.c().Phase = model.PhaseFinished
 	return nil
+}
+
+// settleContinued ends the invocations of this run that a suspended
+// invocation's attributed events continued without a SUBAGENT_STARTED (they
+// read running, yet are not active: nothing closes them) with the status
+// end gives: finished when the run finishes, suspended again when one of
+// the run's interrupts is theirs, abandoned when the run errors.
+func (f *folder) settleContinued(end func(id string) model.InvStatus) {
+	sc := &f.st.C.Scope
+	for _, id := range sortedKeys(sc.Attributed) {
+		if _, active := sc.Active.Get(id); active {
+			continue
+		}
+		if k, ok := f.st.C.InvIDs.Get(id); ok && f.peek(k).I.Announced && f.peek(k).Status == model.InvRunning {
+			f.node(k).Status = end(id)
+		}
+	}
 }
 
 func (f *folder) runError(e *event.RunError) *Violation {
@@ -171,6 +199,7 @@ func (f *folder) abandonAll() {
 		k, _ := sc.Active.Get(id)
 		f.node(k).Status = model.InvAbandoned
 	}
+	f.settleContinued(func(string) model.InvStatus { return model.InvAbandoned })
 	for _, k := range holders {
 		if k >= 0 && f.peek(k).Status == model.InvUnannounced {
 			f.node(k).Status = model.InvAbandoned

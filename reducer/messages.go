@@ -200,16 +200,14 @@ func (f *folder) textStart(id string, role *event.Role, name *string, tag model.
 	return nil
 }
 
-// reopen marks an existing text or reasoning message open again; a message
-// without content (an assistant message a tool call created) gets "".
+// reopen marks an existing text or reasoning message open again, as it is
+// (G16): a message without content (an assistant message a tool call
+// created) gets none until a delta comes.
 func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	c := *m
 	if meta != nil {
 		c = *m.WithInfo()
 		c.I.Meta = c.I.Meta.Merge(meta)
-	}
-	if !c.HasText && c.I.Raw == nil && !c.I.HasDoc {
-		c.HasText = true
 	}
 	c.Status = model.EntOpen
 	f.putMsg(loc, &c)
@@ -228,8 +226,18 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	hasText := streaming || m.HasText
-	if !hasText && (m.I.Raw != nil || m.I.HasDoc) {
-		f.warn(ruleApply, "message '%s' has non-string content; delta dropped", id)
+	if !hasText && m.I.HasDoc {
+		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
+		return
+	}
+	if !hasText && m.I.Raw != nil {
+		// G16: a delta into content parts replaces them with its text, as the
+		// reference does.
+		c := *m.WithInfo()
+		c.I.Raw = nil
+		c.I.Meta = c.I.Meta.Merge(meta)
+		c.Text, c.HasText = persist.TextOf(delta), true
+		f.putMsg(loc, &c)
 		return
 	}
 	if delta == "" && meta == nil && hasText {
@@ -342,6 +350,12 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	pmKnown := false
 	if parentMsg != nil {
 		pm, pmKnown = f.st.C.MsgOwner.Get(*parentMsg)
+		// G16: R18 counts the owners the reference records (text openers, tool
+		// results, history); an activity or reasoning message a stream event
+		// opened has none, and the call goes to a new assistant message.
+		if pmKnown && !pm.Replayed && (pm.Kind == model.KindActivity || pm.Kind == model.KindReasoning) {
+			pmKnown = false
+		}
 	}
 	var owner model.Owner
 	switch {
@@ -687,7 +701,12 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 	replace := e.Replace == nil || *e.Replace
 	switch {
 	case exists && replace:
-		// R27: a replacing snapshot re-mints the activity and re-owns it.
+		// R27: a replacing snapshot re-mints the activity and re-owns it; G17:
+		// a change of owner is worth a warning.
+		if rec, ok := f.st.C.MsgOwner.Get(e.MessageID); ok && rec.Owner != tag {
+			f.warn("G17", "activity '%s' changes owner from %s to %s: a replacing ACTIVITY_SNAPSHOT re-owns it (R27)",
+				e.MessageID, rec.Owner.Quoted(), tag.Quoted())
+		}
 		c := m.WithInfo()
 		c.Text, c.HasText = persist.Text{}, false
 		c.I.Doc, c.I.HasDoc, c.I.Raw = doc, true, nil
@@ -730,12 +749,12 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		f.warn("G2", "ACTIVITY_DELTA '%s': %s", e.MessageID, w.String())
 	}
 	if err != nil {
-		f.warn("G8", "ACTIVITY_DELTA '%s' skipped whole, content unchanged: %v", e.MessageID, err)
+		// G8: a failed patch changes nothing of the activity, its type included.
+		f.warn("G8", "ACTIVITY_DELTA '%s' skipped whole, content and activityType unchanged: %v", e.MessageID, err)
 	} else {
-		c.I.Doc, c.I.HasDoc = doc, true
+		typ := e.ActivityType
+		c.I.Doc, c.I.HasDoc, c.I.ActivityType = doc, true, &typ
 	}
-	typ := e.ActivityType
-	c.I.ActivityType = &typ
 	c.I.Meta = c.I.Meta.Merge(e.Metadata)
 	f.putMsg(loc, c)
 	return nil

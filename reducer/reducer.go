@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/model"
@@ -49,21 +50,27 @@ func Fold(v *view.View, e event.Event) (*view.View, error) {
 // Refuse counts one wire event that could not be folded and records why: an
 // *event.DecodeError is a violation with the error's rule (E3 when it names
 // none); an *event.UnknownTypeError is a warning (PROTOCOL.md G2: unknown
-// event types are skipped); any other error is a violation with rule E3. t
+// event types are skipped), and so is event.ErrEmpty (G18: an empty frame
+// holds no event); any other error is a violation with rule E3. t
 // is the event's wire type when known, else "".
 func Refuse(v *view.View, t event.Type, err error) *view.View {
 	var ute *event.UnknownTypeError
-	if !errors.As(err, &ute) {
+	rule, msg := "G2", ""
+	switch {
+	case errors.As(err, &ute):
+		if t == "" {
+			t = ute.Type
+		}
+		msg = fmt.Sprintf("unknown event type %q skipped", string(ute.Type))
+	case errors.Is(err, event.ErrEmpty):
+		rule, msg = "G18", "an empty frame (an SSE event whose data is empty) holds no event; skipped"
+	default:
 		return record(v, refusal(v.EventCount(), t, err))
-	}
-	if t == "" {
-		t = ute.Type
 	}
 	nv, st := next(v)
 	c := *st.C
 	c.Diags = c.Diags.Append(model.Diag{
-		Index: st.Events, Kind: kindWarning, Rule: "G2", Type: t,
-		Message: fmt.Sprintf("unknown event type %q skipped", string(ute.Type)),
+		Index: st.Events, Kind: kindWarning, Rule: rule, Type: t, Message: msg,
 	})
 	st.C = &c
 	st.Events++
@@ -95,7 +102,10 @@ func refusal(index int, t event.Type, err error) *Violation {
 // cause matching context.Canceled or context.DeadlineExceeded (errors.Is):
 // the consumer stopped the stream; a run still open is "cancelled" and its
 // open invocations, messages, tool calls, reasoning and steps are abandoned.
-// Any other cause (a broken transport): a run still open "failed" with
+// cause matching io.EOF (errors.Is; a transport.Error of KindUnterminated
+// does): the stream ended cleanly but not as its format says, and the end was
+// tolerated (G18): cause is recorded as a warning, then End goes on as for
+// nil. Any other cause (a broken transport): a run still open "failed" with
 // cause's text as its error, and everything open is abandoned exactly as
 // RUN_ERROR does (G11). Pending chunk streams are discarded without END, as
 // the reference does. End on a view that has already ended returns it.
@@ -106,6 +116,11 @@ func End(v *view.View, cause error) *view.View {
 	nv, _ := next(v)
 	fv := newFolder(nv, "")
 	f := &fv
+	if cause != nil && errors.Is(cause, io.EOF) {
+		// A clean end, though not as the stream's format says (G18).
+		f.warn("G18", "%v", cause)
+		cause = nil
+	}
 	if f.st.C.Phase == model.PhaseActive {
 		switch {
 		case cause == nil:
@@ -167,12 +182,16 @@ func FoldJSON(v *view.View, data []byte) (*view.View, error) {
 	return Fold(v, e)
 }
 
-// refuseJSON records a wire event that did not decode: an unknown type is
-// skipped with a warning (the violation is nil), anything else refused.
+// refuseJSON records a wire event that did not decode: an unknown type or
+// an empty frame is skipped with a warning (the violation is nil), anything
+// else refused.
 func refuseJSON(v *view.View, err error) (*view.View, *Violation) {
 	var ute *event.UnknownTypeError
 	if errors.As(err, &ute) {
 		return Refuse(v, ute.Type, err), nil
+	}
+	if errors.Is(err, event.ErrEmpty) {
+		return Refuse(v, "", err), nil
 	}
 	viol := refusal(v.EventCount(), "", err)
 	return record(v, viol), viol

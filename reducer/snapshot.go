@@ -54,7 +54,7 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 func (f *folder) own(hm *event.Message, overwrite bool) {
 	owner := tagOwner(hm.Subagent)
 	if _, known := f.st.C.MsgOwner.Get(hm.ID); overwrite || !known {
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role)})
+		f.c().MsgOwner = f.st.C.MsgOwner.Set(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
 	}
 	for _, tc := range hm.ToolCalls {
 		if _, known := f.st.C.CallOwner.Get(tc.ID); overwrite || !known {

@@ -58,11 +58,10 @@
 //
 // # Hiding subagents
 //
-// StripSubagents and HideSubagents turn a stream into what a consumer older
-// than subagent support can read (PROTOCOL.md R28, the SubagentVisibility
-// transformer of seed 002): the three lifecycle events are dropped and every
-// subagentRunId is removed, from events, from the messages carried by
-// MESSAGES_SNAPSHOT and RUN_STARTED.input, and from interrupts.
+// StripSubagents and HideSubagents are deprecated forwarders to package
+// transform (Strip, HideSubagents), where the stream transformers live:
+// hiding subagents from a consumer older than subagent support is a filter
+// on an event stream, not a store operation.
 //
 // # Concurrency
 //
@@ -83,7 +82,4 @@
 // function takes; CloseContext closes the store just the same but stops
 // waiting when its context ends, reporting the subscriber functions still
 // running in a *CloseError (their goroutines return when the functions do).
-//
-// StripSubagents and HideSubagents never modify the events they are given:
-// an event that needs changing is copied first.
 package store

@@ -109,37 +109,6 @@ func ExampleStore_Wait() {
 	// Output: finished
 }
 
-// HideSubagents forwards a stream to a consumer that predates subagents.
-func ExampleHideSubagents() {
-	source := func(yield func(event.Event, error) bool) {
-		for _, e := range []event.Event{
-			&event.RunStarted{ThreadID: "th1", RunID: "r1"},
-			&event.SubagentStarted{ID: "sa-1", Name: "researcher"},
-			&event.TextMessageStart{Attribution: event.By("sa-1"), MessageID: "m1"},
-			&event.TextMessageEnd{Attribution: event.By("sa-1"), MessageID: "m1"},
-			&event.SubagentFinished{ID: "sa-1"},
-			&event.RunFinished{ThreadID: "th1", RunID: "r1"},
-		} {
-			if !yield(e, nil) {
-				return
-			}
-		}
-	}
-	for e, err := range store.HideSubagents(source) {
-		if err != nil {
-			fmt.Println(err)
-			continue
-		}
-		id, tagged := e.SubagentRunID()
-		fmt.Println(e.EventType(), id, tagged)
-	}
-	// Output:
-	// RUN_STARTED  false
-	// TEXT_MESSAGE_START  false
-	// TEXT_MESSAGE_END  false
-	// RUN_FINISHED  false
-}
-
 // StripSubagents works on one event and never modifies it.
 func ExampleStripSubagents() {
 	in := &event.TextMessageContent{Attribution: event.By("sa-1"), MessageID: "m1", Delta: "hi"}

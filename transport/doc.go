@@ -40,6 +40,17 @@
 // incomplete run is never reported as success. A stream that ends inside a
 // frame ends with KindTruncated.
 //
+// An SSE stream (live or recorded) may end not quite as the format says,
+// and PROTOCOL.md G18 tolerates it, as the reference client does: a last
+// event without its blank line (or its last line without a line ending) is
+// dispatched when its data is one complete JSON value; a last line that holds
+// no data (a comment, a stray field, junk) is ignored. Such a stream, its
+// last run finished, ends with a KindUnterminated *Error saying what was
+// tolerated. It is not a failure: it matches io.EOF (errors.Is), and
+// reducer.End (store.Store.End) records it as a warning and ends the view
+// as for a clean end. An SSE event whose data is empty (a bare "data" line)
+// is yielded as (nil, event.ErrEmpty), which consumers skip with a warning.
+//
 // Breaking out of the loop early releases everything (the HTTP response, the
 // WebSocket connection, the file). The iterators are single-use with respect
 // to their input: iterating a Run again makes a new request.

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -53,20 +54,29 @@ const (
 	// KindIdle: the server showed no activity for Options.IdleTimeout (see
 	// there what counts). Error.Idle holds the timeout.
 	KindIdle
+	// KindUnterminated is not a failure: the SSE stream ended cleanly but not
+	// as the format says (PROTOCOL.md G18). Its last event had no blank line
+	// (or its last line no line ending) and was dispatched, its data being
+	// one complete JSON value; or its last line held no data (a comment, a
+	// stray field, junk) and was ignored. Error.Err says which, and matches
+	// io.EOF (errors.Is), so that reducer.End records it as a warning and
+	// ends the view as for a clean end.
+	KindUnterminated
 )
 
 var kindText = [...]string{
-	KindConnect:     "request failed",
-	KindStatus:      "unexpected HTTP status",
-	KindContentType: "unexpected content type",
-	KindIO:          "read failed",
-	KindLimit:       "event too large",
-	KindProtocol:    "protocol error",
-	KindClosed:      "closed by peer",
-	KindTruncated:   "stream ended inside an event",
-	KindIncomplete:  "stream ended before the run finished",
-	KindCanceled:    "canceled",
-	KindIdle:        "idle timeout",
+	KindConnect:      "request failed",
+	KindStatus:       "unexpected HTTP status",
+	KindContentType:  "unexpected content type",
+	KindIO:           "read failed",
+	KindLimit:        "event too large",
+	KindProtocol:     "protocol error",
+	KindClosed:       "closed by peer",
+	KindTruncated:    "stream ended inside an event",
+	KindIncomplete:   "stream ended before the run finished",
+	KindCanceled:     "canceled",
+	KindIdle:         "idle timeout",
+	KindUnterminated: "stream ended without its final line ending",
 }
 
 // String returns a short description of the kind, e.g. "event too large".
@@ -79,6 +89,15 @@ func (k Kind) String() string {
 
 // Error returns k.String(); it lets a Kind serve as an errors.Is target.
 func (k Kind) Error() string { return k.String() }
+
+// endNote is the cause of a KindUnterminated error: what was tolerated at
+// the end of the stream. It matches io.EOF, the clean end it stands for.
+type endNote string
+
+func (n endNote) Error() string { return string(n) }
+
+// Is reports whether target is io.EOF.
+func (n endNote) Is(target error) bool { return target == io.EOF }
 
 // ErrIncomplete matches (errors.Is) the error that ends a stream whose last run
 // never finished. It is KindIncomplete.

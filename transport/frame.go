@@ -65,6 +65,7 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			return
 		}
 		defer src.close()
+		tap := tapFrom(ctx)
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, &Error{Kind: KindCanceled, Offset: src.offset()}, i))
@@ -82,6 +83,9 @@ func (s *stream) frames(ctx context.Context) iter.Seq2[Frame, error] {
 			if err != nil {
 				yield(Frame{Index: -1, Offset: -1}, s.fail(ctx, err, i))
 				return
+			}
+			if tap != nil {
+				tap(i, data)
 			}
 			if !yield(Frame{Index: i, Offset: off, Data: bytes.Clone(data)}, nil) {
 				return
@@ -101,6 +105,7 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 			return
 		}
 		defer src.close()
+		tap := tapFrom(ctx)
 		var runs runTracker
 		for i := 0; ; i++ {
 			if ctx.Err() != nil {
@@ -108,7 +113,8 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 				return
 			}
 			data, _, err := src.next()
-			if err == io.EOF {
+			unterminated := errors.Is(err, KindUnterminated)
+			if err == io.EOF || unterminated {
 				if ctx.Err() != nil {
 					// The peer ended the stream because we cancelled: a
 					// cancellation, not an incomplete run.
@@ -116,13 +122,22 @@ func (s *stream) events(ctx context.Context) iter.Seq2[event.Event, error] {
 					return
 				}
 				if cause := runs.incomplete(i); cause != nil {
+					if unterminated {
+						cause = fmt.Errorf("%w (%v)", cause, errors.Unwrap(err))
+					}
 					yield(nil, s.fail(ctx, &Error{Kind: KindIncomplete, Offset: src.offset(), Err: cause}, i))
+				} else if unterminated {
+					// A clean end all the same (G18): the consumer warns.
+					yield(nil, s.fail(ctx, err, i))
 				}
 				return
 			}
 			if err != nil {
 				yield(nil, s.fail(ctx, err, i))
 				return
+			}
+			if tap != nil {
+				tap(i, data)
 			}
 			ev, derr := event.Decode(data)
 			runs.observe(i, ev)
@@ -147,7 +162,7 @@ func (s *stream) fail(ctx context.Context, err error, index int) *Error {
 		e.Source = s.src
 	}
 	e.Index = index
-	if ctx.Err() != nil && e.Kind != KindIncomplete {
+	if ctx.Err() != nil && e.Kind != KindIncomplete && e.Kind != KindUnterminated {
 		e.Kind = KindCanceled
 		e.Err = contextError(ctx)
 	}

@@ -112,16 +112,20 @@ func readAllFrames(r interface{ Read([]byte) (int, error) }, format transport.Fo
 	return frames, 0
 }
 
-// FuzzReadFrames checks the recorded-stream framers (JSONL, JSON array, and
-// detection) on any input: no panic, the same frames and end however the
-// input is cut into reads, offsets inside the input and increasing.
+// FuzzReadFrames checks the recorded-stream framers (JSONL, JSON array, SSE
+// with its lenient end, and detection) on any input: no panic, the same
+// frames and end however the input is cut into reads, offsets inside the
+// input and increasing.
 func FuzzReadFrames(f *testing.F) {
 	f.Add([]byte(asJSONL(sample)))
 	f.Add([]byte(asArray(sample)))
 	f.Add([]byte(`[{"a":"]\"}"}, 1, "x", [[]], {}]`))
 	f.Add([]byte("\xEF\xBB\xBF\r\n{}\r\n\n{\"x\":1}"))
+	f.Add([]byte("data: {}\n\ndata: {\"a\":\ndata: 1}"))
+	f.Add([]byte("data: {}\r\n\r\n: bye"))
+	f.Add([]byte("data: {}\r\rdata\r\rdata"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, format := range []transport.Format{transport.FormatAuto, transport.FormatJSONL, transport.FormatJSONArray} {
+		for _, format := range []transport.Format{transport.FormatAuto, transport.FormatJSONL, transport.FormatJSONArray, transport.FormatSSE} {
 			whole, kind := readAllFrames(bytes.NewReader(in), format)
 			bytewise, kind1 := readAllFrames(&chunkReader{data: in, next: fixed(1)}, format)
 			if kind != kind1 || len(whole) != len(bytewise) {
@@ -135,7 +139,7 @@ func FuzzReadFrames(f *testing.F) {
 				if fr.Offset <= last || fr.Offset >= int64(len(in)) || len(fr.Data) > 256 {
 					t.Fatalf("%v: frame %d: offset %d after %d in %d bytes, %d bytes", format, i, fr.Offset, last, len(in), len(fr.Data))
 				}
-				if !bytes.HasPrefix(in[fr.Offset:], bytes.TrimLeft(fr.Data[:min(len(fr.Data), 1)], " \t")) {
+				if detected, _, _ := transport.DetectFormat(in); format != transport.FormatSSE && detected != transport.FormatSSE && !bytes.HasPrefix(in[fr.Offset:], bytes.TrimLeft(fr.Data[:min(len(fr.Data), 1)], " \t")) {
 					t.Fatalf("%v: frame %d does not start at its offset", format, i)
 				}
 				last = fr.Offset

@@ -167,6 +167,7 @@ func openRecorded(s *stream, r io.Reader, format Format, max int) (source, error
 	case FormatSSE:
 		src := &sseSource{}
 		src.p.init(r, max)
+		src.p.lenient = true
 		return src, nil
 	case FormatJSONArray:
 		src := &arraySource{max: max}
@@ -267,8 +268,15 @@ type sseSource struct {
 	p sseParser
 }
 
+// next returns the next event's data. A stream whose end G18 tolerates ends
+// with a KindUnterminated error saying what was tolerated.
 func (s *sseSource) next() ([]byte, int64, error) {
 	if err := s.p.next(); err != nil {
+		if err == io.EOF && s.p.note != "" {
+			note := s.p.note
+			s.p.note = ""
+			return nil, 0, &Error{Kind: KindUnterminated, Offset: s.p.off(s.p.start), Err: endNote(note)}
+		}
 		return nil, 0, err
 	}
 	return s.p.outData, s.p.outStart, nil

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -108,7 +109,9 @@ func WriteSSE(w io.Writer, ev SSEEvent) error {
 // Unlike a browser's EventSource it reports what a browser silently drops:
 // input that ends inside an event (an unterminated final line, or data lines
 // without the blank line that dispatches them) ends the stream with a
-// KindTruncated error; the event is not dispatched.
+// KindTruncated error; the event is not dispatched. (The AG-UI sources of
+// this package, SSE and recorded SSE text, are lenient there as PROTOCOL.md
+// G18 says: see the package documentation.)
 //
 // A decoder reads in blocks of up to 64 KiB and keeps at most
 // Options.MaxEventBytes of one event (its data plus the line being read);
@@ -223,6 +226,12 @@ type sseParser struct {
 	outType  []byte
 	outStart int64 // stream offset of the dispatched block
 	fix      []byte
+
+	// lenient: at the end of the stream, dispatch or ignore what is pending
+	// as PROTOCOL.md G18 says (AG-UI framing) instead of reporting it as
+	// truncated (the bare WHATWG parser). note then says what was tolerated.
+	lenient bool
+	note    string
 }
 
 func (p *sseParser) init(r io.Reader, max int) {
@@ -390,6 +399,9 @@ func (p *sseParser) atEnd() error {
 	if p.rerr != io.EOF {
 		return &Error{Kind: KindIO, Offset: p.off(p.start), Err: p.rerr}
 	}
+	if p.lenient && (len(p.line) > 0 || len(p.data) > 0) {
+		return p.lenientEnd()
+	}
 	switch {
 	case len(p.line) > 0:
 		start := p.lineStart
@@ -403,6 +415,49 @@ func (p *sseParser) atEnd() error {
 			Err: errors.New("data lines without the blank line that dispatches them")}
 	}
 	return io.EOF
+}
+
+// lenientEnd ends a stream whose last line has no line ending or whose last
+// event has no blank line (PROTOCOL.md G18): the pending line is processed
+// as if it ended; pending data that is one complete JSON value is dispatched
+// (nil), an empty one or none at all is ignored (io.EOF), and anything else
+// is a truncation. p.note says what was tolerated.
+func (p *sseParser) lenientEnd() error {
+	unterminated := len(p.line) > 0
+	lineStart := p.lineStart
+	if unterminated {
+		p.processLine(p.line, p.lineStart) // a line that is not blank never dispatches
+		p.line = p.line[:0]
+	}
+	if len(p.data) == 0 {
+		p.note = fmt.Sprintf("the last line (byte %d) has no line ending and holds no data; ignored", lineStart)
+		p.inBlock = false
+		return io.EOF
+	}
+	data := p.data[:len(p.data)-1]
+	how := "has no blank line after it"
+	if unterminated {
+		how = "has no line ending"
+	}
+	if len(data) == 0 {
+		p.note = fmt.Sprintf("the last event (byte %d) %s and its data is empty; ignored", p.blockStart, how)
+		p.data, p.typ, p.inBlock = p.data[:0], p.typ[:0], false
+		return io.EOF
+	}
+	if !json.Valid(data) {
+		return &Error{Kind: KindTruncated, Offset: p.blockStart,
+			Err: fmt.Errorf("the last event %s and its data is not one complete JSON value", how)}
+	}
+	p.note = fmt.Sprintf("the last event (byte %d) %s; dispatched, its data being one complete JSON value", p.blockStart, how)
+	p.lastID = p.idBuf
+	p.outData = p.validUTF8(data)
+	p.outType = p.typ
+	if !utf8.Valid(p.outType) {
+		p.outType = appendUTF8(nil, p.outType)
+	}
+	p.outStart = p.blockStart
+	p.data, p.typ, p.inBlock = p.data[:0], p.typ[:0], false
+	return nil
 }
 
 // appendUTF8 appends src to dst decoded as the WHATWG Encoding Standard's

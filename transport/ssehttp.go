@@ -133,6 +133,7 @@ func (s *SSE) stream(input *event.RunAgentInput) *stream {
 			r = &lineActivity{ReadCloser: resp.Body, w: watch}
 		}
 		src.p.init(r, s.opts.MaxEventBytes)
+		src.p.lenient = true
 		return src, nil
 	}
 	return st

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/store"
 	"github.com/agview/agview/view"
 )
@@ -136,6 +137,18 @@ func (p *printer) diff(v *view.View) {
 }
 
 func (p *printer) runEnd(v *view.View, r view.Run, i int) {
+	if answer := lastAnswer(v.Root()); answer != "" && i == len(p.runs)-1 {
+		// What the parent agent said last is the run's answer: a reader of
+		// the lines (agview demo | cat) ends with it and the outcome.
+		p.printf("agent says:")
+		for l := range strings.SplitSeq(answer, "\n") {
+			if l = oneLine(l); l == "" {
+				p.printf("")
+			} else {
+				p.printf("  %s", l)
+			}
+		}
+	}
 	s := runLabel(r, i) + " " + string(r.Status)
 	if r.Error != nil {
 		s += ": " + errorText(r.Error)
@@ -156,6 +169,23 @@ func (p *printer) runEnd(v *view.View, r view.Run, i int) {
 		s += fmt.Sprintf(": %s awaiting an answer (%s)", plural(len(r.Interrupts), "interrupt"), strings.Join(ids, ", "))
 	}
 	p.printf("%s", s)
+}
+
+// lastAnswer returns the text of the invocation's last assistant message,
+// cut to 40 lines.
+func lastAnswer(inv *view.Invocation) string {
+	var last string
+	for m := range inv.Messages() {
+		if m.Role == event.RoleAssistant {
+			if t := strings.TrimSpace(m.Text()); t != "" {
+				last = t
+			}
+		}
+	}
+	if lines := strings.Split(last, "\n"); len(lines) > 40 {
+		last = strings.Join(lines[:40], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-40)
+	}
+	return last
 }
 
 func runLabel(r view.Run, i int) string {

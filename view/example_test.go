@@ -102,7 +102,15 @@ func ExampleView_MarshalJSON() {
 	//       "error": null
 	//     }
 	//   ],
-	//   "diagnostics": []
+	//   "diagnostics": [
+	//     {
+	//       "index": 1,
+	//       "kind": "warning",
+	//       "rule": "R12",
+	//       "type": "STATE_SNAPSHOT",
+	//       "message": "subagent 'sa1' has not been announced: events are attributed to it without a SUBAGENT_STARTED; a producer that can report the lifecycle should announce it (and close it with SUBAGENT_FINISHED or SUBAGENT_ERROR)"
+	//     }
+	//   ]
 	// }
 }
 

@@ -16,8 +16,9 @@ type Status string
 
 // Invocation statuses.
 const (
-	// Running: SUBAGENT_STARTED came (for the root: RUN_STARTED) and nothing
-	// has ended it yet.
+	// Running: SUBAGENT_STARTED came (for the root: RUN_STARTED), or a later
+	// run continued a suspended invocation with events attributed to it
+	// alone, and nothing has ended it yet.
 	Running Status = "running"
 	// Finished: SUBAGENT_FINISHED with a success outcome (or none); for the
 	// root, the last run finished.

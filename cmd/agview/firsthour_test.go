@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -272,4 +273,26 @@ func TestExplainCoversVerify(t *testing.T) {
 			assert.Equal(t, exitOK, code, "%s (from %s): %s", d.Rule, vec.Name, errOut)
 		}
 	}
+}
+
+// TestDemoPlain checks that the demo off a terminal ends with the parent's
+// answer and the run's outcome, and that --speed is checked.
+func TestDemoPlain(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "demo", "--speed", "0")
+	require.Equal(t, exitOK, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	assert.Equal(t, "run demo-run interrupted: 1 interrupt awaiting an answer (approval-0dd15648 from researcher sa-0dd15648)", last)
+	i := slices.Index(lines, "agent says:")
+	require.Positive(t, i, "the parent's answer comes before the outcome:\n%s", out)
+	assert.Contains(t, lines[i+1], "Short answer: yes")
+
+	for _, bad := range []string{"-1", "NaN", "x"} {
+		code, _, errOut := runCLI(t, nil, "demo", "--speed", bad)
+		assert.Equal(t, exitUsage, code, bad)
+		assert.NotEmpty(t, errOut)
+	}
+	code, out, _ = runCLI(t, nil, "demo", "--seed", "7", "--json")
+	assert.Equal(t, exitOK, code)
+	assert.True(t, json.Valid([]byte(out)))
 }

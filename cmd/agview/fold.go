@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agview/agview/client"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
 	"github.com/agview/agview/view"
@@ -88,9 +90,13 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	res := &folded{format: rec.format}
 	prog := e.newProgress(rec.name(), size)
 	// Nothing reads the view before the end: a Builder folds the frames
-	// without making a view per event.
+	// without making a view per event. A file journal's input and end
+	// lines begin and end runs as they did for the client that recorded
+	// them (client.JournalFolder).
 	b := reducer.NewBuilder(view.New())
-	var ferr error
+	jf := client.NewJournalFolder(b, rec.name())
+	var ferr, tolerated error
+	ei := 0 // the index of the next event (a journal's input and end lines are none)
 	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -98,11 +104,23 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 				// recorded by End below.
 				break
 			}
+			if errors.Is(err, io.EOF) {
+				// A clean end that G18 tolerates (a last event without its
+				// blank line, a last line holding no data): End records it
+				// as a warning, as watch does.
+				tolerated = err
+				break
+			}
 			ferr = err
 			break
 		}
 		if res.format == transport.FormatAuto {
 			res.format = in.detected()
+		}
+		if r := journal.ParseLine(f.Data); r.Kind != journal.KindEvent {
+			jf.Fold(r)
+			prog.update(in.n, f.Index+1)
+			continue
 		}
 		if lineBased(res.format) {
 			res.lines = append(res.lines, int32(in.lineOf(f.Offset)))
@@ -114,10 +132,11 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 					if res.types == nil {
 						res.types = map[int]string{}
 					}
-					res.types[f.Index] = t
+					res.types[ei] = t
 				}
 			}
 		}
+		ei++
 		prog.update(in.n, f.Index+1)
 	}
 	prog.done()
@@ -125,7 +144,11 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	if res.format == transport.FormatAuto {
 		res.format = in.detected()
 	}
-	res.v = b.End(ferr)
+	if ferr != nil {
+		res.v = b.End(ferr)
+	} else {
+		res.v = b.End(tolerated)
+	}
 	if ferr != nil {
 		return res, &inputError{name: rec.name(), err: ferr}
 	}

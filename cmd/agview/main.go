@@ -4,7 +4,8 @@
 //
 //	agview verify  [--json] [--format F] [--max-event-bytes N] FILE|-
 //	agview replay  [--json] [--format F] [--max-event-bytes N] FILE|-
-//	agview watch   [--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL
+//	agview watch   [--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--journal DSN] [--json] [--max-event-bytes N] URL
+//	agview attach  [--json] [--stop] DSN [THREAD]
 //	agview demo    [--json] [--seed N]
 //	agview explain [RULE]
 //
@@ -75,6 +76,7 @@ func commands() []command {
 		{"verify", "check every event of a recorded stream against the protocol rules", runVerify},
 		{"replay", "fold a recorded stream and print the final view", runReplay},
 		{"watch", "run an agent and show the live view", runWatch},
+		{"attach", "show a journaled thread live, from any machine that reaches the journal", runAttach},
 		{"demo", "watch the embedded demo agent (no network, no set-up)", runDemo},
 		{"explain", "explain a rule id that verify prints (R15, V7, …)", runExplain},
 	}

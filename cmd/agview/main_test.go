@@ -210,7 +210,8 @@ func TestVerifyTextFormat(t *testing.T) {
 	require.GreaterOrEqual(t, len(lines), 3, out)
 	assert.Regexp(t, `^line 3: event 2 \(TEXT_MESSAGE_CONTENT\): R15: .*'b'.*'m'.*'a'`, lines[0])
 	assert.Equal(t, "rejected: 1 of 6 events", lines[1])
-	assert.Contains(t, out, "warnings (1):")
+	assert.Contains(t, out, "warnings (2):")
+	assert.Contains(t, out, "event 1 (TEXT_MESSAGE_START): R12: subagent 'a' has not been announced")
 	assert.Contains(t, out, "event 3 (NOT_A_TYPE)")
 	assert.Contains(t, errOut, "standard input")
 

@@ -14,7 +14,9 @@ readable tree of the runs, the invocation tree (names, statuses, message
 excerpts, tool calls, steps) and the state; with --json, the view's stable JSON
 form (keys messages, state, pendingInterrupts, runs, invocations, diagnostics;
 documented in package view). The view is printed whether or not events were
-rejected.
+rejected. A file journal's thread file (DIR/THREAD.jsonl, see "agview attach")
+replays as the client that recorded it saw it: its input and end lines begin
+and end runs.
 
 Rejected events are listed on standard error as "agview verify" lists them.
 

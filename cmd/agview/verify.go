@@ -148,7 +148,14 @@ func (d diagnostic) place() string {
 }
 
 func (d diagnostic) String() string {
-	return d.place() + ": " + d.Rule + ": " + d.Message
+	// The place names the type: a message that starts with it and a JSON
+	// pointer (a decoding error or warning, "STATE_DELTA /delta/0/path: …")
+	// goes on from the pointer.
+	msg := d.Message
+	if rest, ok := strings.CutPrefix(msg, d.Type+" /"); ok && d.Type != "" {
+		msg = "/" + rest
+	}
+	return d.place() + ": " + d.Rule + ": " + msg
 }
 
 func (r *verifyReport) writeText(w io.Writer) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
 	"github.com/agview/agview/tui"
@@ -52,8 +53,13 @@ ws(s)://), an --input file that is not a usable RunAgentInput, or a --next file
 that exists and is not a RunAgentInput (it is never overwritten); with --json,
 {"verdict":"error","error":"..."}.
 
+With --journal DSN the run is recorded in a journal (memory, file:DIR or
+nats://HOST:PORT): its input, every event as received and how it ended, so
+that "agview attach DSN THREAD" shows the thread from anywhere.
+
 Examples:
   agview watch http://localhost:8000/agent
+  agview watch --journal file:$HOME/.agview/threads http://localhost:8000/agent
   agview watch --input input.json --header "Authorization: Bearer $TOKEN" https://agent.example.com/run
   agview watch --ws --json ws://localhost:8000/ws > final-view.json
   agview watch --json --input turn1.json --next turn2.json --answer '{"approved":true}' http://localhost:8000/agent
@@ -74,13 +80,14 @@ func (h *headerFlag) Set(s string) error {
 }
 
 func runWatch(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--json] [--max-event-bytes N] URL", watchHelp)
+	fs := newFlagSet(e, "watch", "[--ws] [--input FILE] [--next FILE [--answer JSON | --cancel]] [--header K:V]... [--idle-timeout D] [--journal DSN] [--json] [--max-event-bytes N] URL", watchHelp)
 	ws := fs.Bool("ws", false, "connect over WebSocket instead of SSE")
 	inputPath := fs.String("input", "", "a JSON file holding the RunAgentInput to send; its messages are the history (default: a new thread, no messages)")
 	nextPath := fs.String("next", "", "when the run ends, write the RunAgentInput of the next run on the thread to this file")
 	answer := fs.String("answer", "", "with --next: resolve every pending interrupt with this JSON payload")
 	cancel := fs.Bool("cancel", false, "with --next: cancel every pending interrupt")
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
+	dsn := fs.String("journal", "", "record the run in the journal DSN names: memory, file:DIR or nats://HOST:PORT")
 	var headers headerFlag
 	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
 	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
@@ -125,6 +132,24 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 		opts = append(opts, client.WithHeader(h[0], h[1]))
 	}
 	opts = append(opts, client.WithIdleTimeout(*idle))
+	if *dsn != "" {
+		j, err := journal.Open(ctx, *dsn, nil)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "agview watch: --journal: %v\n", err)
+			return exitUsage
+		}
+		defer j.Close()
+		if input == nil {
+			input = &event.RunAgentInput{}
+		}
+		if input.ThreadID == "" {
+			in := *input
+			in.ThreadID = client.NewID()
+			input = &in
+		}
+		fmt.Fprintf(e.stderr, "agview: recording thread %s in %s (agview attach %s %s)\n", input.ThreadID, *dsn, *dsn, input.ThreadID)
+		opts = append(opts, client.WithJournal(j, func(err error) { fmt.Fprintf(e.stderr, "agview: %v\n", err) }))
+	}
 	c := client.New(pos[0], opts...)
 	defer c.Close()
 	return e.watch(ctx, c, input, &cfg)

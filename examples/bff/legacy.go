@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/agview/agview/event"
-	"github.com/agview/agview/store"
+	"github.com/agview/agview/transform"
 	"github.com/agview/agview/transport"
 )
 
@@ -123,8 +123,10 @@ func (r recorder) Run(ctx context.Context, input *event.RunAgentInput) iter.Seq2
 
 // serveLegacy is GET /runs/{id}/legacy: the run's event stream as the agent
 // sent it, re-emitted as SSE for a consumer older than subagent support:
-// store.HideSubagents drops the SUBAGENT_* events and every subagentRunId
-// (PROTOCOL.md R28, the SubagentVisibility transformer). It replays what was
+// transform.HideSubagents expands chunks, keeps each owner's steps apart,
+// drops every subagentRunId and the SUBAGENT_* events, leaving a CUSTOM
+// trace of a subagent's error or result (PROTOCOL.md R28, the
+// SubagentVisibility transformer). It replays what was
 // sent so far, then follows the run live, and ends when the agent run ends.
 // A frame that did not decode, and a broken stream, become SSE comments,
 // which every reader ignores.
@@ -137,7 +139,7 @@ func (s *Server) serveLegacy(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	startSSE(w, rc)
 	var buf []byte
-	for e, err := range store.HideSubagents(conv.log.follow(r.Context())) {
+	for e, err := range transform.HideSubagents(conv.log.follow(r.Context())) {
 		buf = buf[:0]
 		if err == nil {
 			data, encErr := event.Encode(e)

@@ -21,7 +21,7 @@
 // that changed, serialised once per change and shared by every tab watching
 // the run (see Server and serveEvents for the routes and the stream). GET
 // /runs/{id}/legacy re-emits the agent's stream through
-// store.HideSubagents, for a consumer older than subagent support.
+// transform.HideSubagents, for a consumer older than subagent support.
 //
 // # Concurrency
 //

@@ -223,17 +223,21 @@ func TestLegacyStream(t *testing.T) {
 			res, body := do(t, "GET", e.ts.URL+info.Legacy, "", nil)
 			require.Equal(t, http.StatusOK, res.StatusCode)
 			assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
-			assert.NotContains(t, string(body), "subagentRunId")
-			assert.NotContains(t, string(body), "SUBAGENT_")
+			assert.NotContains(t, string(body), `"type":"SUBAGENT_`, "no lifecycle event reaches the old consumer")
 
 			s := store.New(nil)
 			defer s.Close()
-			n := 0
+			n, traces := 0, 0
 			for ev, err := range transport.Read(ctx, bytes.NewReader(body), transport.FormatSSE, nil) {
 				require.NoError(t, err)
 				_, tagged := ev.SubagentRunID()
 				require.False(t, tagged, "event %d carries no subagentRunId", n)
 				assert.NoError(t, s.Dispatch(ev), "event %d (%s) is valid without subagents", n, ev.EventType())
+				if c, ok := ev.(*event.Custom); ok && (c.Name == "SUBAGENT_ERROR" || c.Name == "SUBAGENT_FINISHED") {
+					traces++ // the trace of a subagent's error or result
+				} else {
+					assert.NotContains(t, string(mustEncode(t, ev)), "subagentRunId", "event %d", n)
+				}
 				n++
 			}
 			v, err := e.svc.Wait(ctx, info.ID)
@@ -243,7 +247,8 @@ func TestLegacyStream(t *testing.T) {
 			for range v.Invocations() {
 				lifecycle++ // at least its SUBAGENT_STARTED and its end
 			}
-			assert.LessOrEqual(t, n, v.EventCount()-2*lifecycle, "the lifecycle events are left out")
+			assert.Positive(t, traces, "a subagent's error or result leaves a trace")
+			assert.LessOrEqual(t, n, v.EventCount()-2*lifecycle+traces, "the lifecycle events are left out")
 			assert.Zero(t, legacy.InvocationCount(), "no subagent is visible")
 			assert.Zero(t, legacy.ViolationCount())
 			var want []event.Message
@@ -255,6 +260,13 @@ func TestLegacyStream(t *testing.T) {
 			assert.JSONEq(t, string(v.State()), string(legacy.State()), "the same state")
 		})
 	}
+}
+
+func mustEncode(t *testing.T, e event.Event) []byte {
+	t.Helper()
+	b, err := event.Encode(e)
+	require.NoError(t, err)
+	return b
 }
 
 // TestLegacyStreamComments: undecodable frames and a broken stream become

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/reducer"
-	"github.com/agview/agview/store"
+	"github.com/agview/agview/transform"
 	"github.com/agview/agview/tui"
 	"github.com/agview/agview/view"
 )
@@ -139,7 +139,7 @@ func TestEveryTypeIsHandled(t *testing.T) {
 				}
 			}
 			old := view.New()
-			for e, err := range store.HideSubagents(seq) {
+			for e, err := range transform.HideSubagents(seq) {
 				require.NoError(t, err)
 				assert.False(t, strings.HasPrefix(string(e.EventType()), "SUBAGENT_"), "%s reaches an old peer", e.EventType())
 				_, tagged := e.SubagentRunID()

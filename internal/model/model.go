@@ -309,6 +309,9 @@ func (k Kind) String() string {
 type OwnerRec struct {
 	Owner Owner
 	Kind  Kind
+	// Replayed: recorded from history (MESSAGES_SNAPSHOT, RUN_STARTED.input),
+	// which the reference records for every kind of message.
+	Replayed bool
 }
 
 // Loc locates a message: the invocation node holding it (-1: the root) and

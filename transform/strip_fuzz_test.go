@@ -1,4 +1,4 @@
-package store_test
+package transform_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/conformance"
-	"github.com/agview/agview/store"
+	"github.com/agview/agview/transform"
 )
 
 // subagentInfo lists where e still carries subagent information, for the
@@ -53,7 +53,7 @@ func checkStrip(t *testing.T, e event.Event) (in, out []byte) {
 	t.Helper()
 	before, err := event.Encode(e)
 	require.NoError(t, err)
-	stripped, keep := store.StripSubagents(e)
+	stripped, keep := transform.Strip(e)
 	after, err := event.Encode(e)
 	require.NoError(t, err)
 	require.Equal(t, string(before), string(after), "StripSubagents modified its input %s", before)
