@@ -208,6 +208,10 @@ func TestCheckResume(t *testing.T) {
 		})
 	}
 
+	// A nil input (Run's new thread) answers nothing: on a view of a
+	// thread with nothing pending, nothing is missing.
+	assert.NoError(t, client.CheckResume(view.New(), nil, time.Now()))
+
 	// A client that has seen no run of the thread cannot know what is
 	// pending: it checks only the statuses.
 	assert.NoError(t, client.CheckResume(view.New(), &event.RunAgentInput{ThreadID: "th", Resume: []event.ResumeEntry{res("x", "resolved")}}, time.Now()))
@@ -306,4 +310,30 @@ func TestUserMessage(t *testing.T) {
 	assert.JSONEq(t, `""`, string(b.Content))
 	assert.NotEqual(t, a.ID, b.ID, "each message has an id of its own")
 	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, a.ID)
+}
+
+// TestNextInputSharesNothing: NextInput's doc says the input shares nothing
+// with opts; a front end that reuses its buffers after building the input
+// must not change what is sent.
+func TestNextInputSharesNothing(t *testing.T) {
+	opts := &client.InputOptions{
+		Messages: []event.Message{{ID: "u1", Role: event.RoleUser, Content: json.RawMessage(`"hello"`),
+			Name: event.Ptr("ann"), Metadata: json.RawMessage(`{"k":1}`)},
+			{ID: "a1", Role: event.RoleAssistant, ToolCalls: []event.ToolCall{{ID: "c1", Type: "function",
+				Function: event.FunctionCall{Name: "f", Arguments: "{}"}, Metadata: json.RawMessage(`{"m":2}`)}}}},
+		Tools: []event.Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`)}},
+	}
+	in := client.NextInput(view.New(), opts)
+	before, err := json.Marshal(in)
+	require.NoError(t, err)
+	// The caller reuses everything it passed.
+	opts.Messages[0].Content[1] = 'j'
+	*opts.Messages[0].Name = "bob"
+	opts.Messages[0].Metadata[2] = 'x'
+	opts.Messages[1].ToolCalls[0].ID = "c2"
+	opts.Messages[1].ToolCalls[0].Metadata[2] = 'x'
+	opts.Tools[0].Parameters[2] = 'x'
+	after, err := json.Marshal(in)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(before), string(after))
 }

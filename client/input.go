@@ -84,7 +84,7 @@ func NextInput(v *view.View, opts *InputOptions) *event.RunAgentInput {
 		ProtocolVersion: event.Ptr(ProtocolVersion),
 		State:           v.State(),
 		Messages:        make([]event.Message, 0, v.MessageCount()+len(o.Messages)),
-		Tools:           append([]event.Tool{}, o.Tools...),
+		Tools:           make([]event.Tool, 0, len(o.Tools)),
 		Context:         append([]event.Context{}, o.Context...),
 		ForwardedProps:  json.RawMessage(`{}`),
 	}
@@ -106,7 +106,13 @@ func NextInput(v *view.View, opts *InputOptions) *event.RunAgentInput {
 		}
 		in.Messages = append(in.Messages, m)
 	}
-	in.Messages = append(in.Messages, o.Messages...)
+	for _, m := range o.Messages {
+		in.Messages = append(in.Messages, cloneMessage(m))
+	}
+	for _, t := range o.Tools {
+		t.Parameters, t.Metadata = bytes.Clone(t.Parameters), bytes.Clone(t.Metadata)
+		in.Tools = append(in.Tools, t)
+	}
 	if o.Answer == nil {
 		return in
 	}
@@ -123,6 +129,28 @@ func NextInput(v *view.View, opts *InputOptions) *event.RunAgentInput {
 		in.Resume = append(in.Resume, e)
 	}
 	return in
+}
+
+// cloneMessage returns a copy of m that shares no memory with it.
+func cloneMessage(m event.Message) event.Message {
+	m.Content, m.Metadata = bytes.Clone(m.Content), bytes.Clone(m.Metadata)
+	for _, p := range []**string{&m.Name, &m.ToolCallID, &m.Error, &m.ActivityType, &m.EncryptedValue, &m.Subagent} {
+		if *p != nil {
+			*p = event.Ptr(**p)
+		}
+	}
+	if m.ToolCalls != nil {
+		calls := make([]event.ToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			c.Metadata = bytes.Clone(c.Metadata)
+			if c.EncryptedValue != nil {
+				c.EncryptedValue = event.Ptr(*c.EncryptedValue)
+			}
+			calls[i] = c
+		}
+		m.ToolCalls = calls
+	}
+	return m
 }
 
 // InterruptError reports a run input whose resume entries do not answer the
@@ -172,6 +200,9 @@ func (e *InterruptError) Error() string {
 // not watch), only the statuses are checked. Client.Run calls CheckResume
 // before it sends anything; front ends may call it to check an answer first.
 func CheckResume(v *view.View, in *event.RunAgentInput, now time.Time) error {
+	if in == nil {
+		in = &event.RunAgentInput{} // as Run reads a nil input: no resume
+	}
 	var e InterruptError
 	count := map[string]int{}
 	for _, r := range in.Resume {

@@ -29,17 +29,21 @@ func (m *Message) Text() string {
 		}
 		return s
 	case '[':
-		var parts []struct {
-			Type string  `json:"type"`
-			Text *string `json:"text"`
-		}
+		var parts []json.RawMessage
 		if json.Unmarshal(c, &parts) != nil {
 			return ""
 		}
 		var b strings.Builder
 		n := 0
-		for _, p := range parts {
-			if p.Type != "text" || p.Text == nil {
+		for _, raw := range parts {
+			// Each part on its own: one part of another shape (a media part
+			// with a member named text that is not a string) leaves the
+			// text parts their text.
+			var p struct {
+				Type string  `json:"type"`
+				Text *string `json:"text"`
+			}
+			if json.Unmarshal(raw, &p) != nil || p.Type != "text" || p.Text == nil {
 				continue
 			}
 			if n > 0 {

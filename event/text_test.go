@@ -22,6 +22,7 @@ func TestMessageText(t *testing.T) {
 		{"activity object", `{"steps":["a"]}`, ""},
 		{"invalid", `"unterminated`, ""},
 		{"leading space", ` "x"`, "x"},
+		{"a part of another shape", `[{"type":"text","text":"kept"},{"type":"binary","text":5},null,7,{"type":["text"]},{"type":"text","text":"too"}]`, "kept\ntoo"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package reducer
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -14,7 +15,8 @@ import (
 // is folded, and a client sends nothing. Match it with errors.As.
 type InputError struct {
 	// Rule is the PROTOCOL.md rule the input breaks: "A1" (two history
-	// messages share an id) or "E3" (the state is not a JSON value).
+	// messages share an id) or "E3" (the state, or a message's content or
+	// metadata, is not a JSON value).
 	Rule string
 	// MessageID names the offending history message; "" when the input's
 	// state is at fault.
@@ -51,7 +53,9 @@ func (e *InputError) Error() string {
 //     (R25: owners are overwritten; its tool calls inherit it), so a later
 //     event into it under another owner is refused as R15/R16/R18 say; a
 //     tool message answers the call it names. Two messages with one id are
-//     refused (A1). (subagentRunId: null, R1, cannot be spelled in an
+//     refused (A1), and so is a content or metadata that is not one JSON
+//     value within the decoder's nesting limit (E3; a history built in Go
+//     can hold one). (subagentRunId: null, R1, cannot be spelled in an
 //     event.Message: event.DecodeInput refuses it in JSON.)
 //   - in.State, when present, becomes the run state (the reference starts a
 //     run from the state it sends); absent, the state stays.
@@ -86,6 +90,10 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 				Reason: fmt.Sprintf("messages[%d] has the same id; one id names one message", j)}
 		}
 		seen[id] = i
+		if member := invalidJSON(&in.Messages[i]); member != "" {
+			return v, &InputError{Rule: event.RuleSchema, MessageID: id, Index: i,
+				Reason: member + " is not a JSON value (or nests deeper than 10,000 levels)"}
+		}
 	}
 	var doc patch.Document
 	if in.State != nil {
@@ -192,6 +200,25 @@ func (f *folder) continues(msgs []event.Message) bool {
 		}
 	}
 	return true
+}
+
+// invalidJSON names the raw JSON member of m that is not one JSON value
+// within the decoder's nesting limit, or returns "". A history built in Go
+// (not decoded by event.DecodeInput) may hold one, and the view could not
+// be written as JSON afterwards.
+func invalidJSON(m *event.Message) string {
+	if len(m.Content) > 0 && !json.Valid(m.Content) {
+		return "content"
+	}
+	if len(m.Metadata) > 0 && !json.Valid(m.Metadata) {
+		return "metadata"
+	}
+	for j := range m.ToolCalls {
+		if md := m.ToolCalls[j].Metadata; len(md) > 0 && !json.Valid(md) {
+			return fmt.Sprintf("toolCalls[%d].metadata", j)
+		}
+	}
+	return ""
 }
 
 // Input folds a run's input as Input does; the Builder then goes on from

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,6 +213,17 @@ func TestInputRefused(t *testing.T) {
 		{"duplicate id", &event.RunAgentInput{Messages: []event.Message{
 			msg("u0", event.RoleUser, "a"), msg("u1", event.RoleUser, "b"), msg("u0", event.RoleAssistant, "c")}}, "A1", "u0", 2},
 		{"state not JSON", &event.RunAgentInput{State: json.RawMessage(`{"a":`)}, "E3", "", -1},
+		// A history built in Go, not decoded: the view could not be written
+		// as JSON afterwards.
+		{"content not JSON", &event.RunAgentInput{Messages: []event.Message{
+			msg("u0", event.RoleUser, "a"), {ID: "u1", Role: event.RoleUser, Content: json.RawMessage(`not json`)}}}, "E3", "u1", 1},
+		{"content too deep", &event.RunAgentInput{Messages: []event.Message{
+			{ID: "u2", Role: event.RoleUser, Content: json.RawMessage(strings.Repeat("[", 20000) + strings.Repeat("]", 20000))}}}, "E3", "u2", 0},
+		{"metadata not JSON", &event.RunAgentInput{Messages: []event.Message{
+			{ID: "u3", Role: event.RoleUser, Content: json.RawMessage(`"x"`), Metadata: json.RawMessage(`{`)}}}, "E3", "u3", 0},
+		{"tool call metadata not JSON", &event.RunAgentInput{Messages: []event.Message{
+			{ID: "a4", Role: event.RoleAssistant, ToolCalls: []event.ToolCall{{ID: "c", Type: "function",
+				Function: event.FunctionCall{Name: "f"}, Metadata: json.RawMessage(`[`)}}}}}, "E3", "a4", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,7 +54,11 @@ func Run(ctx context.Context, s *store.Store, opts *Options) error {
 	if s != nil {
 		v = s.View()
 	}
-	fmt.Fprintln(out, Summary(v))
+	if err == nil || errors.Is(err, tea.ErrInterrupted) || ctx.Err() != nil {
+		// The screen was the model's and is restored: leave how the run
+		// ended. (A terminal that could not be set up showed nothing.)
+		fmt.Fprintln(out, Summary(v))
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

@@ -35,7 +35,8 @@ func KeepRunIDs() Option { return func(n *normalizer) { n.keepRuns = true } }
 // legacy THINKING events by <minted-N>, "timestamp" members by
 // "<timestamp>", and with AgentIDs every other id by <id-N>, each numbered
 // in order of first appearance. An id is replaced wherever it appears as a
-// whole string, and inside diagnostic messages where quoted ('id').
+// whole string or as an object key (a state keyed by subagent id), and
+// inside diagnostic messages where quoted ('id').
 func Normalize(v *view.View, opts ...Option) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -161,14 +162,21 @@ func sortedKeys(m map[string]any) []string {
 func (n *normalizer) replace(x any, path string) any {
 	switch x := x.(type) {
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, v := range x {
 			if k == "timestamp" {
-				x[k] = "<timestamp>"
+				out[k] = "<timestamp>"
 				continue
 			}
-			x[k] = n.replace(v, path+"/"+k)
+			v = n.replace(v, path+"/"+k)
+			if p, ok := n.ids[k]; ok {
+				// A document keyed by id (a state holding one entry per
+				// subagent, as the demo swarm's does).
+				k = p
+			}
+			out[k] = v
 		}
-		return x
+		return out
 	case []any:
 		for i, e := range x {
 			x[i] = n.replace(e, path+"/"+strconv.Itoa(i))

@@ -3,6 +3,7 @@ package viewtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/agview/agview/client"
@@ -25,8 +26,9 @@ type Verdict struct {
 // ReadFile folds the recording at path (JSONL, SSE text or a JSON array,
 // detected as transport.ReadFile detects them) into a fresh view, exactly as
 // "agview replay" does, and gives the stream's verdict. The error is
-// unusable input (a file that cannot be read or framed); a rejected event
-// is not an error but part of the verdict.
+// unusable input, as "agview verify" says it: a file that cannot be read or
+// framed, or that holds no events or no run; a rejected event is not an
+// error but part of the verdict.
 func ReadFile(ctx context.Context, path string) (*view.View, Verdict, error) {
 	b := reducer.NewBuilder(view.New())
 	var ferr error
@@ -41,6 +43,16 @@ func ReadFile(ctx context.Context, path string) (*view.View, Verdict, error) {
 	}
 	v := b.End(ferr)
 	rules := Violations(v)
+	if ferr == nil {
+		// As "agview verify": a recording with nothing to judge must not
+		// pass a "no rule broken" test.
+		switch {
+		case v.EventCount() == 0:
+			ferr = fmt.Errorf("viewtest: %s: no events", path)
+		case len(v.Runs()) == 0 && len(rules) == 0:
+			ferr = fmt.Errorf("viewtest: %s: no run: %d events, none of them started a run (RUN_STARTED)", path, v.EventCount())
+		}
+	}
 	return v, Verdict{Accepted: len(rules) == 0, Events: v.EventCount(), Rules: rules}, ferr
 }
 

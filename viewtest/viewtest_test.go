@@ -255,3 +255,41 @@ func golden(t *testing.T, name, got string) {
 	require.NoError(t, err, "run go test ./viewtest -update")
 	assert.Equal(t, string(want), got)
 }
+
+// TestNormalizeStateKeyedByID: a state that keys its entries by subagent
+// id (the demo swarm's "researchers") normalises the same whatever ids the
+// agent minted.
+func TestNormalizeStateKeyedByID(t *testing.T) {
+	form := func(sa string) []byte {
+		return fmt.Appendf(nil, `{"invocations":[{"subagentRunId":%q,"name":"researcher"}],`+
+			`"state":{"researchers":{%q:{"status":"done","by":%q}}}}`, sa, sa, sa)
+	}
+	a, err := viewtest.NormalizeJSON(form("sa-1f2e3d4c"), viewtest.AgentIDs())
+	require.NoError(t, err)
+	b, err := viewtest.NormalizeJSON(form("sa-9a8b7c6d"), viewtest.AgentIDs())
+	require.NoError(t, err)
+	assert.Equal(t, string(a), string(b))
+	assert.NotContains(t, string(a), "sa-")
+	assert.Contains(t, string(a), `"<id-1>": {`)
+}
+
+// TestReadFileNothingToJudge: an empty recording, or one with no run, is
+// unusable input (as "agview verify" says), not an accepted stream that
+// passes a "no rule broken" test.
+func TestReadFileNothingToJudge(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"empty.jsonl":  "",
+		"blank.jsonl":  "\n\n",
+		"no-run.jsonl": `{"type":"NOT_A_TYPE"}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+			_, _, err := viewtest.ReadFile(t.Context(), p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), p)
+			assert.Contains(t, err.Error(), "no ")
+		})
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -260,4 +261,50 @@ func mustJSONField(t *testing.T, out, key string) string {
 	var m map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal([]byte(out), &m), out)
 	return string(m[key])
+}
+
+// TestWatchNextPaths: --next through a symbolic link writes the link's
+// target and keeps the link; a directory and a link that leads nowhere are
+// refused before anything is sent. (Devices: see TestCheckNextFileSpecial;
+// running watch on /dev/null here would replace it, as root, were the check
+// ever lost.)
+func TestWatchNextPaths(t *testing.T) {
+	srv := agenttest.NewServer(agenttest.Events(
+		&event.RunStarted{ThreadID: "t", RunID: "r"}, &event.RunFinished{ThreadID: "t", RunID: "r"}), nil)
+	defer srv.Close()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.json")
+	require.NoError(t, os.WriteFile(real, []byte(`{"threadId":"old","runId":"r0","messages":[]}`), 0o644))
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink("real.json", link))
+
+	code, _, stderr := runCLI(t, nil, "watch", "--json", "--next", link, srv.URL())
+	require.Equal(t, exitOK, code, stderr)
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link stays a link")
+	b, err := os.ReadFile(real)
+	require.NoError(t, err)
+	ins := srv.Inputs()
+	require.Len(t, ins, 1)
+	assert.JSONEq(t, fmt.Sprintf("%q", ins[0].ThreadID), mustJSONField(t, string(b), "threadId"), "the link's target holds the next input")
+
+	dangling := filepath.Join(dir, "dangling.json")
+	require.NoError(t, os.Symlink("missing/next.json", dangling))
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	for _, tc := range []struct{ name, path, want string }{
+		{"directory", sub, "not a regular file"},
+		{"dangling link", dangling, "symbolic link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(srv.Inputs())
+			code, out, stderr := runCLI(t, nil, "watch", "--json", "--next", tc.path, srv.URL())
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.JSONEq(t, `"error"`, mustJSONField(t, out, "verdict"))
+			assert.Contains(t, stderr, tc.want)
+			assert.Contains(t, stderr, tc.path)
+			assert.Len(t, srv.Inputs(), n, "nothing was sent")
+		})
+	}
 }

@@ -275,6 +275,34 @@ func TestExplainCoversVerify(t *testing.T) {
 	}
 }
 
+// TestBadFlagValues: a bad flag value is a usage error (exit 2) naming the
+// flag, a negative --max-event-bytes included (it meant the default
+// silently), and with --json it is one JSON object on standard output too,
+// wherever --json stands.
+func TestBadFlagValues(t *testing.T) {
+	path := writeFile(t, "rec.jsonl", runStarted+"\n"+runFinished+"\n")
+	for _, args := range [][]string{
+		{"verify", "--max-event-bytes", "-5", path},
+		{"replay", "--max-event-bytes=x", path},
+		{"verify", "--json", "--bogus", path},
+		{"replay", "--bogus", "--json", path},
+		{"verify", "--max-event-bytes", "-1", "--json", path},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, args...)
+			assert.Equal(t, exitUsage, code, "stdout %q stderr %q", out, errOut)
+			assert.Contains(t, errOut, "--help")
+			if !slices.Contains(args, "--json") {
+				assert.Empty(t, out)
+				return
+			}
+			var got map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &got), "one JSON object on stdout: %q", out)
+			assert.Equal(t, "error", got["verdict"])
+		})
+	}
+}
+
 // TestDemoPlain checks that the demo off a terminal ends with the parent's
 // answer and the run's outcome, and that --speed is checked.
 func TestDemoPlain(t *testing.T) {
@@ -295,4 +323,22 @@ func TestDemoPlain(t *testing.T) {
 	code, out, _ = runCLI(t, nil, "demo", "--seed", "7", "--json")
 	assert.Equal(t, exitOK, code)
 	assert.True(t, json.Valid([]byte(out)))
+}
+
+// TestWatchFallsBackToLines checks that when the terminal UI cannot run (no
+// controlling terminal), watch shows the run as plain lines instead of
+// cancelling it and calling that a failed connection.
+func TestWatchFallsBackToLines(t *testing.T) {
+	if f, err := os.Open("/dev/tty"); err == nil {
+		f.Close()
+		t.Skip("a controlling terminal is there: the UI would take it over")
+	}
+	var out, errb strings.Builder
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, isTerminal: true}
+	code := e.dispatch(t.Context(), []string{"demo", "--speed", "0"})
+	assert.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, errb.String(), "terminal UI: ")
+	assert.Contains(t, errb.String(), "showing plain lines instead")
+	assert.NotContains(t, errb.String(), "could not connect")
+	assert.Contains(t, out.String(), "run demo-run interrupted")
 }

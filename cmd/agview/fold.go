@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -389,16 +390,67 @@ func parseCommand(e *env, fs *cmdFlags, args []string) ([]string, int, bool) {
 	if err != nil {
 		// The flag package has printed the error itself.
 		fmt.Fprintf(e.stderr, "Run \"agview %s --help\" for usage.\n", fs.Name())
+		if wantsJSON(args) {
+			// Every outcome of a --json command is one JSON object, a bad
+			// flag too, whether or not parsing reached --json.
+			printJSONError(e, err)
+		}
 		return nil, exitUsage, true
 	}
 	return pos, 0, false
 }
 
+// wantsJSON reports whether args ask for --json (before a "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true", "--json=1", "-json=1":
+			return true
+		}
+	}
+	return false
+}
+
+// printJSONError prints err as {"verdict":"error","error":"..."} on
+// standard output.
+func printJSONError(e *env, err error) {
+	b, _ := json.Marshal(struct {
+		Verdict string `json:"verdict"`
+		Error   string `json:"error"`
+	}{"error", err.Error()})
+	fmt.Fprintf(e.stdout, "%s\n", b)
+}
+
 // maxEventBytes adds --max-event-bytes to fs.
 func maxEventBytes(fs *cmdFlags) *int {
-	return fs.Int("max-event-bytes", 0, fmt.Sprintf(
-		"the largest event accepted, in bytes (0: %d, 8 MiB); a larger one ends the stream as unusable", transport.DefaultMaxEventBytes))
+	n := new(int)
+	fs.Var((*byteLimit)(n), "max-event-bytes", fmt.Sprintf(
+		"the largest event accepted, `N` bytes (0: %d, 8 MiB); a larger one ends the stream as unusable", transport.DefaultMaxEventBytes))
+	return n
 }
+
+// byteLimit is --max-event-bytes: 0 or more (a negative limit would silently
+// mean the default).
+type byteLimit int
+
+func (b *byteLimit) String() string { return strconv.Itoa(int(*b)) }
+
+func (b *byteLimit) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want a number of bytes")
+	}
+	if n < 0 {
+		return errors.New("want 0 (the default limit) or a positive number of bytes")
+	}
+	*b = byteLimit(n)
+	return nil
+}
+
+// Get returns the limit, as the standard flags' values do.
+func (b *byteLimit) Get() any { return int(*b) }
 
 // fail reports unusable input or arguments and returns exitUsage: on standard
 // error always, and with asJSON also as one JSON object on standard output,
@@ -411,11 +463,7 @@ func (e *env) fail(cmd string, asJSON bool, err error) int {
 	}
 	fmt.Fprintf(e.stderr, "agview %s: %v\n", cmd, err)
 	if asJSON {
-		b, _ := json.Marshal(struct {
-			Verdict string `json:"verdict"`
-			Error   string `json:"error"`
-		}{"error", err.Error()})
-		fmt.Fprintf(e.stdout, "%s\n", b)
+		printJSONError(e, err)
 	}
 	return exitUsage
 }

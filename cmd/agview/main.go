@@ -30,6 +30,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // Exit codes.
@@ -131,13 +133,12 @@ func (e *env) dispatch(ctx context.Context, args []string) int {
 	return exitUsage
 }
 
+// isTerminal reports whether w is a terminal: a character device is not
+// enough (/dev/null is one, and "agview watch URL > /dev/null" must not try
+// to open a terminal UI).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }
 
 func (e *env) errorf(format string, args ...any) {

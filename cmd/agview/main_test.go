@@ -228,3 +228,17 @@ func TestContextCancelled(t *testing.T) {
 	code := run(ctx, []string{"verify", "-"}, strings.NewReader(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`), &out, &errb)
 	assert.Equal(t, exitUsage, code, "a cancelled read is unusable input: %s", errb.String())
 }
+
+// TestIsTerminalDevNull checks that /dev/null, a character device, is not
+// taken for a terminal: "agview watch URL > /dev/null" would open the
+// terminal UI on it, fail, and cancel the run.
+func TestIsTerminalDevNull(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("isTerminal(%s) = true", os.DevNull)
+	}
+}

@@ -43,8 +43,11 @@ RunAgentInput that continues the thread (the history as the view now holds it,
 the state, a new run id), as the reference AG-UI client builds it. Add the next
 user message to that file's "messages" and run again with --input FILE. When
 the run ends on interrupts awaiting an answer, --answer JSON resolves every one
-with that payload in the next input, --cancel cancels them; the next run is
-refused before anything is sent if it leaves one unanswered.
+with that payload in the next input, --cancel cancels them; without either,
+watch names on standard error the interrupts the next input leaves unanswered
+(the file does not record them, so the next watch cannot refuse it: an agent
+that requires an answer refuses the run). A --next symbolic link is written
+through; a directory, device or pipe is refused.
 
 Exit status: 0 the (last) run finished (or ended on an interrupt awaiting an
 answer), 1 it errored, failed, was cut or was cancelled, or an event was
@@ -110,7 +113,8 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 		return e.fail("watch", *asJSON, err)
 	}
 	if cfg.next != "" {
-		if err := checkNextFile(cfg.next); err != nil {
+		var err error
+		if cfg.next, err = checkNextFile(cfg.next); err != nil {
 			return e.fail("watch", *asJSON, err)
 		}
 	}
@@ -289,24 +293,42 @@ func messageAt(data []byte, pointer string) string {
 
 // checkNextFile refuses a --next path that holds something other than a
 // RunAgentInput: writing the next input must never clobber another file.
-// A missing or empty file is fine, in a folder that exists.
-func checkNextFile(path string) error {
+// A missing or empty file is fine, in a folder that exists. It returns the
+// path to write: a symbolic link's target (writing replaces the file whole,
+// which would otherwise replace the link and leave its target stale). A
+// directory, a device or a pipe (--next /dev/stdout) is refused before it is
+// read.
+func checkNextFile(path string) (string, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", fmt.Errorf("--next %s: a symbolic link that does not lead to a file: %w", path, err)
+		}
+		path = target
+	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return fmt.Errorf("--next %s: no folder %s to write it in", path, filepath.Dir(path))
+		return "", fmt.Errorf("--next %s: no folder %s to write it in", path, filepath.Dir(path))
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil
+	case err != nil:
+		return "", fmt.Errorf("--next %w", err)
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("--next %s is not a regular file (%s); not writing to it", path, fi.Mode().Type())
 	}
 	b, err := os.ReadFile(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
 	case err != nil:
-		return fmt.Errorf("--next %w", err)
+		return "", fmt.Errorf("--next %w", err)
 	case len(bytes.TrimSpace(b)) == 0:
-		return nil
+		return path, nil
 	}
 	if _, _, err := event.DecodeInput(b); err != nil {
-		return fmt.Errorf("--next %s exists and is not a RunAgentInput (%v); not overwriting it", path, err)
+		return "", fmt.Errorf("--next %s exists and is not a RunAgentInput (%v); not overwriting it", path, err)
 	}
-	return nil
+	return path, nil
 }
 
 // writeNext writes the input of the run that continues v's thread to path,
@@ -402,12 +424,18 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 		defer close(done)
 		_ = conv.run(runCtx, input)
 	}()
-	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv})
+	uiErr := tui.Run(ctx, c.Store(), &tui.Options{Title: cfg.title, Conversation: conv, Output: e.stdout})
+	if uiErr != nil && !errors.Is(uiErr, context.Canceled) && ctx.Err() == nil {
+		// The terminal UI could not run (no usable terminal after all): the
+		// run goes on, shown as plain lines, rather than being cancelled.
+		fmt.Fprintf(e.stderr, "agview: terminal UI: %v; showing plain lines instead\n", uiErr)
+		stop := tui.Lines(e.stdout, c.Store())
+		<-done
+		stop()
+		return c.Store().View(), conv.lastErr()
+	}
 	cancel() // the user quit: stop a run still going
 	<-done
-	if uiErr != nil && !errors.Is(uiErr, context.Canceled) {
-		fmt.Fprintf(e.stderr, "agview: terminal UI: %v\n", uiErr)
-	}
 	return c.Store().View(), conv.lastErr()
 }
 

@@ -111,7 +111,11 @@ func run(in io.Reader, out string, cols, rows int, size float64, fontDir, title 
 	if err != nil {
 		return err
 	}
-	// capture-pane ends lines with LF alone; a terminal needs CR LF.
+	// capture-pane ends lines with LF alone; a terminal needs CR LF. The
+	// attributes carry over from one line to the next, as capture-pane
+	// writes them: it sets them only where they change, so a line that
+	// starts in the colour the previous one ended in (a box's border) says
+	// nothing of it.
 	emu := vt.NewEmulator(cols, rows)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -121,7 +125,7 @@ func run(in io.Reader, out string, cols, rows int, size float64, fontDir, title 
 			_, _ = emu.Write([]byte("\r\n"))
 		}
 		first = false
-		_, _ = emu.Write([]byte(sc.Text() + "\x1b[0m"))
+		_, _ = emu.Write(sc.Bytes())
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -169,7 +173,9 @@ func run(in io.Reader, out string, cols, rows int, size float64, fontDir, title 
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, img); err != nil {
+	// The best compression keeps the picture small enough for a README.
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	if err := enc.Encode(f, img); err != nil {
 		f.Close()
 		return err
 	}
