@@ -27,6 +27,14 @@
 //   - Any document may be patched, including null, strings and numbers.
 //   - An operation that would grow the document past Options.MaxDocumentBytes
 //     fails with ErrTooLarge, so a copy bomb stops early.
+//   - An operation that would nest the document deeper than MaxNesting
+//     (10,000) levels fails with ErrTooDeep (PROTOCOL.md G21), so a depth bomb
+//     (copying the document into itself until it is millions of levels deep
+//     yet a few bytes long) stops too. Every node records its height, so the
+//     check costs O(length of the path). New refuses such input as well, and
+//     whatever walks a document (encoding, Equal) may recurse once per level.
+//   - A message quotes at most 200 bytes of a path or an op, whatever their
+//     length; Error.Path keeps the whole path.
 //
 // # Cost
 //

@@ -37,7 +37,10 @@
 // [View.MarshalJSON] writes one JSON object with these keys, always present
 // and always in this order ([View.WriteJSON] writes the same bytes to an
 // io.Writer as it goes, for a view too large to hold twice); agview replay
-// --json prints it and golden tests compare it, so it is stable:
+// --json prints it and golden tests compare it, so it is stable. Strings are
+// written exactly as they came (PROTOCOL.md G19): a lone surrogate as its
+// escape ("k\ud800", never "k\ufffd"), a surrogate pair that arrived split
+// across two deltas as its one character.
 //
 //	{
 //	  "events": 12,                    // wire events seen (folded, refused or skipped)

@@ -203,18 +203,16 @@ func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {
 	st := v.st()
-	holder, ok := st.C.CallLoc.Get(id)
+	at, ok := st.C.CallLoc.Get(id)
 	if !ok {
 		return ToolCall{}, false
 	}
-	m := msgAt(st, holder)
+	m := msgAt(st, at.Msg)
 	if m == nil {
 		return ToolCall{}, false
 	}
-	for _, c := range m.Calls {
-		if c.ID == id {
-			return toolCallOf(c, m.ID), true
-		}
+	if i := m.Calls.Find(id, at.Idx); i >= 0 {
+		return toolCallOf(m.Calls.At(i), m.ID), true
 	}
 	return ToolCall{}, false
 }

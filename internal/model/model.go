@@ -321,6 +321,14 @@ type Loc struct {
 	Pos int
 }
 
+// CallLoc locates a tool call: the id of the message holding it and its
+// index in that message's calls. A message's calls are only ever appended
+// to, so the index stays right while the message holds the call.
+type CallLoc struct {
+	Msg string
+	Idx int
+}
+
 // SpanLoc is an open reasoning span: its owner and where its record is.
 type SpanLoc struct {
 	Owner Owner
@@ -562,7 +570,10 @@ type Cold struct {
 	// message holds each tool call.
 	Order   persist.Seq
 	MsgLoc  persist.Map[Loc]
-	CallLoc persist.Map[string] // tool call id → holding message id
+	CallLoc persist.Map[CallLoc] // tool call id → where it is held
+	// ResultAfter: assistant message id → the last tool result inserted
+	// after it (a hint: the tool messages up to it follow the message).
+	ResultAfter persist.Map[string]
 
 	// Owners, kept for the whole stream (PROTOCOL.md G6).
 	MsgOwner  persist.Map[OwnerRec]
@@ -826,10 +837,9 @@ type Msg struct {
 	Status  EntStatus
 
 	// HasCalls: the toolCalls key is present (it may be empty). Calls are an
-	// assistant message's tool calls: an immutable slice, copied on write (a
-	// message holds few calls).
+	// assistant message's tool calls (see CallList).
 	HasCalls bool
-	Calls    []*Call
+	Calls    CallList
 
 	I *MsgInfo
 }
@@ -846,7 +856,21 @@ type MsgInfo struct {
 	ActivityType   *string
 	EncryptedValue *string
 	Meta           Meta
-	Start          int // index of the event that created it
+}
+
+// plainInfo is the info of every untagged message that has no name,
+// metadata or other member: most streamed messages. It is shared and, like
+// any MsgInfo reachable from a view, never written (changes go through
+// WithInfo), so such a message costs no info of its own.
+var plainInfo = &MsgInfo{}
+
+// InfoOf returns the info of a new message with the given tag, name and
+// metadata: the shared plainInfo when it has none of them.
+func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
+	if tag == nil && name == nil && meta == nil {
+		return plainInfo
+	}
+	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
 }
 
 // Kind returns the message's kind.
