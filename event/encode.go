@@ -246,7 +246,7 @@ func (w *encoder) message(m *Message) {
 
 // MarshalJSON writes the message as the reference client does (the form of
 // MESSAGES_SNAPSHOT and RunAgentInput): absent optional fields left out, and
-// strings exactly as they are (PROTOCOL.md G19: a lone surrogate as its
+// strings exactly as they are (docs/protocol.md G19: a lone surrogate as its
 // escape, where encoding/json's struct encoding writes U+FFFD). Raw members
 // are written whatever their JSON type; invalid JSON in one is an error.
 func (m Message) MarshalJSON() ([]byte, error) {

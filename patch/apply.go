@@ -22,7 +22,7 @@ type Options struct {
 	// RejectUnknownOps makes an operation with an unknown "op" fail the patch
 	// with ErrUnknownOp, as RFC 6902 section 4 requires. By default such an
 	// operation is removed and reported as a Warning, and the rest of the
-	// patch applies, as the AG-UI reference client does (PROTOCOL.md G2).
+	// patch applies, as the AG-UI reference client does (docs/protocol.md G2).
 	RejectUnknownOps bool
 }
 
@@ -56,7 +56,7 @@ type pointers struct {
 // objects) to d and returns the new document.
 //
 // The patch is atomic: if any operation fails, Apply returns d itself and an
-// *Error naming the operation's index, op and path, and why (PROTOCOL.md
+// *Error naming the operation's index, op and path, and why (docs/protocol.md
 // G8). Apply never modifies d, ops, or any document another view holds: the
 // result shares every part of d the patch does not touch and copies only the
 // path to each change, so an operation costs O(depth × log width), not
@@ -64,7 +64,7 @@ type pointers struct {
 //
 // An operation whose "op" is a string other than add, remove, replace, move,
 // copy and test is removed and reported as a Warning, and the others apply
-// (the reference client's behaviour, PROTOCOL.md G2), unless
+// (the reference client's behaviour, docs/protocol.md G2), unless
 // Options.RejectUnknownOps is set. Warnings are returned even when the patch
 // then fails. Members an operation does not use are ignored (RFC 6902
 // section 4).

@@ -80,7 +80,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Warning reports something Apply tolerated: an operation with an unknown
-// "op", removed before the rest of the patch was applied (PROTOCOL.md G2).
+// "op", removed before the rest of the patch was applied (docs/protocol.md G2).
 type Warning struct {
 	// Index is the position of the operation in the patch array.
 	Index int

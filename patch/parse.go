@@ -9,7 +9,7 @@ import (
 )
 
 // MaxNesting bounds how deeply arrays and objects may nest in a document
-// (PROTOCOL.md G21): in a value New parses, as encoding/json bounds it, and in
+// (docs/protocol.md G21): in a value New parses, as encoding/json bounds it, and in
 // the result of every operation Apply performs, which fails with ErrTooDeep
 // rather than exceed it. Whatever reads or writes a document may therefore
 // recurse once per level. [] and {"a":1} nest one level, [[]] two.
@@ -352,7 +352,7 @@ func (p *parser) name() (string, error) {
 }
 
 // str parses a JSON string at the cursor and returns its decoded value, in
-// the form of package jsonstr: strings stay exact (PROTOCOL.md G19), a lone
+// the form of package jsonstr: strings stay exact (docs/protocol.md G19), a lone
 // surrogate escape is kept (as generalized UTF-8) and invalid UTF-8 is kept
 // as it is, never replaced by U+FFFD, so that distinct member names and
 // values stay distinct.

@@ -14,7 +14,7 @@ import (
 )
 
 // Messages, tool calls, reasoning, activity and state: verification
-// (PROTOCOL.md V6–V13, R15–R18, R25–R27, G6–G8) and the reference client's
+// (docs/protocol.md V6–V13, R15–R18, R25–R27, G6–G8) and the reference client's
 // apply semantics (§7).
 
 const ruleApply = "G14" // warnings about the message projection

@@ -11,7 +11,7 @@ import (
 )
 
 // MESSAGES_SNAPSHOT and RUN_STARTED.input.messages: history that replaces or
-// extends the message list and establishes owners (PROTOCOL.md §7, R25).
+// extends the message list and establishes owners (docs/protocol.md §7, R25).
 
 // fromHistory converts a history message into a view message.
 func (f *folder) fromHistory(hm *event.Message) *model.Msg {

@@ -142,7 +142,7 @@ func (i *Invocation) Status() Status { return Status(i.d().Status.String()) }
 // of a client's run input, reducer.Input, the run before it, -1 before the
 // first run). It stays the
 // same when a later run continues a suspended invocation, and tells apart
-// the invocations of an id reused in a later run (PROTOCOL.md G10). The
+// the invocations of an id reused in a later run (docs/protocol.md G10). The
 // root returns 0: the parent agent takes part in every run.
 func (i *Invocation) RunIndex() int { return i.inf().Run }
 

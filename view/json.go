@@ -62,7 +62,7 @@ type jsonDiagnostic struct {
 	Message exact      `json:"message"`
 }
 
-// exact is a string of the JSON form, written exactly (PROTOCOL.md G19): a
+// exact is a string of the JSON form, written exactly (docs/protocol.md G19): a
 // lone surrogate as its escape, where encoding/json writes U+FFFD and so
 // makes distinct ids equal.
 type exact string

@@ -3,7 +3,7 @@
 // the reference client's messages and state documents follow, and
 // encoding/json's (without its HTML escaping), which event.Encode follows.
 //
-// # Strings survive exactly (PROTOCOL.md G19)
+// # Strings survive exactly (docs/protocol.md G19)
 //
 // Two JSON strings that differ stay different. A JSON string is a sequence of
 // UTF-16 code units, and may hold a lone surrogate (\ud800) that UTF-8

@@ -160,7 +160,7 @@ func (i *Inv) Clone() *Inv { return &Inv{d: i.d} }
 // D returns the node's data. Callers must not write through it.
 func (i *Inv) D() *InvData { return &i.d }
 
-// Phase is where the stream is in the run lifecycle (PROTOCOL.md V1–V4).
+// Phase is where the stream is in the run lifecycle (docs/protocol.md V1–V4).
 type Phase uint8
 
 // Phases.
@@ -267,7 +267,7 @@ func (o Owner) Quoted() string {
 }
 
 // Kind is the kind of a message for the rule "one id, one message"
-// (PROTOCOL.md G7).
+// (docs/protocol.md G7).
 type Kind uint8
 
 // Message kinds.
@@ -344,7 +344,7 @@ type StepLoc struct {
 	Pos   int
 }
 
-// LaneKind is the kind of a pending chunk stream (PROTOCOL.md §4).
+// LaneKind is the kind of a pending chunk stream (docs/protocol.md §4).
 type LaneKind uint8
 
 // Lane kinds.
@@ -384,7 +384,7 @@ type OpenCall struct {
 }
 
 // RunScope is the verifier bookkeeping that resets at every RUN_STARTED
-// (PROTOCOL.md V5): open entities, steps, subagent lifecycle, chunk lanes.
+// (docs/protocol.md V5): open entities, steps, subagent lifecycle, chunk lanes.
 type RunScope struct {
 	OpenText  persist.Map[Open]     // text message id → owner, where
 	OpenTool  persist.Map[OpenCall] // tool call id → owner, where
@@ -401,7 +401,7 @@ type RunScope struct {
 }
 
 // Thinking is the translation state of the deprecated THINKING_* events
-// (PROTOCOL.md §3.8): the ids minted for the open span and message.
+// (docs/protocol.md §3.8): the ids minted for the open span and message.
 type Thinking struct {
 	Span    string
 	SpanSet bool
@@ -575,7 +575,7 @@ type Cold struct {
 	// after it (a hint: the tool messages up to it follow the message).
 	ResultAfter persist.Map[string]
 
-	// Owners, kept for the whole stream (PROTOCOL.md G6).
+	// Owners, kept for the whole stream (docs/protocol.md G6).
 	MsgOwner  persist.Map[OwnerRec]
 	CallOwner persist.Map[Owner]
 	SpanOwner persist.Map[Owner]
