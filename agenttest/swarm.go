@@ -91,7 +91,7 @@ func approved(r event.ResumeEntry) bool {
 }
 
 // SwarmEvents returns the demo swarm: one run, deterministic for a given
-// configuration, valid under every rule of the protocol (PROTOCOL.md), in
+// configuration, valid under every rule of the protocol (docs/protocol.md), in
 // which a supervisor (the parent agent) answers a research question by
 // delegating to researcher subagents working in parallel:
 //

@@ -49,7 +49,7 @@ type Attachment struct {
 // A run that is in the journal without its end, while no writer holds its
 // lease (its process died, or its NATS lease expired), was cut: the
 // attachment ends it as a broken stream ends a run (status failed, open
-// invocations abandoned, PROTOCOL.md G11, everything received kept), with a
+// invocations abandoned, docs/protocol.md G11, everything received kept), with a
 // *journal.Error of code journal.ErrCut as its error. The view then reads
 // the run as neither running nor finished.
 //
@@ -221,7 +221,7 @@ func (f *JournalFolder) fold(r journal.Record) {
 			return // not an input Run recorded: the run's events fold as they are
 		}
 		f.run = in.RunID
-		// Run folds its input (the history it sends, PROTOCOL.md G15)
+		// Run folds its input (the history it sends, docs/protocol.md G15)
 		// before the stream; so does the folder. Run checked it first, so
 		// it folds here as it did there.
 		if f.b != nil {

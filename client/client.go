@@ -4,7 +4,7 @@
 // history it sends and then the events the agent streams back into a store
 // the caller can watch, and returns the final view. It builds the next run's
 // input from that view (NextInput, Continue), so a conversation carries its
-// history, state and interrupt answers from run to run (PROTOCOL.md G15).
+// history, state and interrupt answers from run to run (docs/protocol.md G15).
 //
 //	c := client.New("http://localhost:8000/agent")
 //	v, err := c.Run(ctx, &event.RunAgentInput{ThreadID: "t1", Messages: history})
@@ -30,7 +30,7 @@
 //   - The transport breaks or is cut (including a stream that ends before its
 //     run finished, and, with WithIdleTimeout, an agent that went quiet): the
 //     run is marked failed, every open invocation
-//     abandoned (PROTOCOL.md G11), everything folded so far kept, and Run
+//     abandoned (docs/protocol.md G11), everything folded so far kept, and Run
 //     returns the *transport.Error.
 //   - With WithStopOnViolation, the first rejected event ends the run as
 //     failed and Run returns its *reducer.Violation; by default a rejected
@@ -213,7 +213,7 @@ func (c *Client) Close() { c.store.Close() }
 // Run starts a run with input and folds its events into the store until the
 // stream ends, then returns the final view.
 //
-// The view starts from the history input sends (PROTOCOL.md G15): before
+// The view starts from the history input sends (docs/protocol.md G15): before
 // anything is sent, input is folded into the store (reducer.Input), so its
 // messages are the view's messages, in order, each owned as its
 // subagentRunId says, and the stream folds onto them as the reference

@@ -66,7 +66,7 @@ func CancelAll(it event.Interrupt) *event.ResumeEntry {
 
 // NextInput builds the input of the run that continues the conversation in
 // v, exactly as the reference client's prepareRunAgentInput does
-// (PROTOCOL.md G15): threadId (the view's thread unless opts names one), a
+// (docs/protocol.md G15): threadId (the view's thread unless opts names one), a
 // new runId, protocolVersion "1.0", the run state, the message history as
 // the view holds it (each message with its subagentRunId; activity messages
 // left out, reasoning kept) followed by opts.Messages, tools and context

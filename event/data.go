@@ -5,7 +5,7 @@ import "encoding/json"
 // Role is a message role.
 type Role string
 
-// Message roles (PROTOCOL.md §3.9).
+// Message roles (docs/protocol.md §3.9).
 const (
 	RoleDeveloper Role = "developer"
 	RoleSystem    Role = "system"
@@ -18,7 +18,7 @@ const (
 
 // Message is an AG-UI message of any role, as carried by MESSAGES_SNAPSHOT,
 // RunAgentInput.messages and the view's message list. Which fields a role
-// allows is checked when decoding (PROTOCOL.md §3.9); encoding writes only the
+// allows is checked when decoding (docs/protocol.md §3.9); encoding writes only the
 // fields that are set.
 type Message struct {
 	ID   string `json:"id"`   // the message id; one id names one message
@@ -166,7 +166,7 @@ type ResumeEntry struct {
 	Metadata    json.RawMessage `json:"metadata,omitempty"` // a JSON object; nil when absent
 }
 
-// RunAgentInput is the body a client POSTs to start a run (PROTOCOL.md §3.9).
+// RunAgentInput is the body a client POSTs to start a run (docs/protocol.md §3.9).
 // Tools and Context encode as [] when nil, as the reference client sends them.
 type RunAgentInput struct {
 	ThreadID        string          `json:"threadId"`                  // the conversation thread

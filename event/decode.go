@@ -8,13 +8,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agview/agview/internal/jsonstr"
 )
 
 // Decode decodes one event from its wire JSON (one JSON object).
 //
 // It reads the "type" first and then decodes the object into the concrete
 // type of that event (*TextMessageContent, *RunStarted, …), checking the
-// schema of PROTOCOL.md §3 on the way:
+// schema of docs/protocol.md §3 on the way:
 //
 //   - An unknown type returns *UnknownTypeError: callers treat it as a warning
 //     and go on (E1, G2).
@@ -470,7 +472,7 @@ func (o *object) optBool(name string) *bool {
 // maxSafeInt is 2^53−1, the largest integer a JavaScript number holds exactly.
 const maxSafeInt = 1<<53 - 1
 
-// integer reads an optional safe integer (PROTOCOL.md §3: |n| ≤ 2^53−1; a
+// integer reads an optional safe integer (docs/protocol.md §3: |n| ≤ 2^53−1; a
 // number with a fraction or exponent counts when its value is integral, as
 // in JavaScript).
 func (o *object) integer(name string, nonNegative bool) *int64 {
@@ -616,21 +618,18 @@ func (o *object) base(b *Base) {
 	b.Metadata = o.raw("metadata", false, kindObject, nullRefused)
 }
 
-// unquote returns the value of a valid JSON string literal.
+// unquote returns the value of a valid JSON string literal, exactly
+// (docs/protocol.md G19): a lone surrogate escape is kept (as package jsonstr
+// describes) and bytes that are not UTF-8 stay as they are, where
+// encoding/json would make both U+FFFD and so make distinct ids equal.
 func unquote(raw []byte) string {
-	simple := len(raw) >= 2
-	for _, c := range raw[1 : len(raw)-1] {
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
 		if c == '\\' || c >= 0x80 {
-			simple = false
-			break
+			return string(jsonstr.AppendUnquoted(make([]byte, 0, len(body)), body))
 		}
 	}
-	if simple {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s) // valid: checked by encoding/json before
-	return s
+	return string(body)
 }
 
 // escapePointer escapes a member name as an RFC 6901 reference token.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Roles TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK accept (PROTOCOL.md §3.2).
+// Roles TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK accept (docs/protocol.md §3.2).
 var textRoles = []string{string(RoleDeveloper), string(RoleSystem), string(RoleAssistant), string(RoleUser)}
 
 // decodeBody decodes the members of an event of known type t.

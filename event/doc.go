@@ -6,7 +6,7 @@
 // # Decoding
 //
 // Decode turns one event's JSON into its concrete type (*TextMessageContent,
-// *RunStarted, …) and checks everything that needs no history (PROTOCOL.md
+// *RunStarted, …) and checks everything that needs no history (docs/protocol.md
 // §3, §6.1, G2, G3): required fields, JSON types, enums, integer timestamps,
 // no null on an optional field, no subagentRunId: null (R1). It tolerates
 // what the protocol tolerates, with a Warning on the event (Base.Warnings):

@@ -67,6 +67,8 @@ type encoder struct {
 	first bool   // no member written yet in the current object
 	path  []byte // JSON pointer of the current object
 	err   *EncodeError
+	// lenient writes raw members of any JSON type (Message.MarshalJSON).
+	lenient bool
 }
 
 func (w *encoder) open() {
@@ -191,7 +193,7 @@ func (w *encoder) rawValue(k string, v json.RawMessage, want kind) {
 		return
 	}
 	w.b = buf.Bytes()
-	if got := kindOf(w.b[n:]); got&want == 0 {
+	if got := kindOf(w.b[n:]); got&want == 0 && !w.lenient {
 		w.fail(k, "want "+want.String()+", got "+got.String())
 	}
 }
@@ -240,6 +242,20 @@ func (w *encoder) message(m *Message) {
 	w.optStr("subagentRunId", m.Subagent)
 	w.optRaw("metadata", m.Metadata, kindObject)
 	w.close()
+}
+
+// MarshalJSON writes the message as the reference client does (the form of
+// MESSAGES_SNAPSHOT and RunAgentInput): absent optional fields left out, and
+// strings exactly as they are (docs/protocol.md G19: a lone surrogate as its
+// escape, where encoding/json's struct encoding writes U+FFFD). Raw members
+// are written whatever their JSON type; invalid JSON in one is an error.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := &encoder{lenient: true}
+	w.message(&m)
+	if w.err != nil {
+		return nil, w.err
+	}
+	return w.b, nil
 }
 
 func (w *encoder) messages(k string, ms []Message) {

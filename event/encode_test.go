@@ -208,8 +208,12 @@ func TestEncodeShape(t *testing.T) {
 		{"nil optional list is absent", &SubagentFinished{ID: "s", Outcome: &SubagentOutcome{Type: "success"}},
 			`{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success"}}`},
 		{"nil snapshot messages are []", &MessagesSnapshot{}, `{"type":"MESSAGES_SNAPSHOT","messages":[]}`},
-		{"strings escaped as JSON, not HTML", &TextMessageContent{MessageID: "<m>", Delta: "a&b\u2029\x7f\xff"},
-			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"<m>","delta":"a&b\u2029` + "\x7f" + `\ufffd"}`},
+		{"strings escaped as JSON, not HTML", &TextMessageContent{MessageID: "<m>", Delta: "a&b\u2029\x7f"},
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"<m>","delta":"a&b\u2029` + "\x7f" + `"}`},
+		// G19: a lone surrogate is written as its escape, a byte that is not
+		// UTF-8 as it is: nothing becomes U+FFFD.
+		{"strings kept exact", &TextMessageContent{MessageID: "k\xed\xa0\x80", Delta: "\xff"},
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"k\ud800","delta":"` + "\xff" + `"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Rule ids a DecodeError carries (PROTOCOL.md §5, §6.1).
+// Rule ids a DecodeError carries (docs/protocol.md §5, §6.1).
 const (
 	// RuleNullTag: a subagentRunId spelled null, on an event, a lifecycle
 	// event, a message or an interrupt (R1).
@@ -48,7 +48,7 @@ const (
 
 // DecodeError reports an event that does not decode: invalid JSON, not a
 // JSON object, no usable "type", or a value that breaks the schema of its
-// type (PROTOCOL.md §3, §6.1 E3, R1, R3, R4). The reducer refuses such an
+// type (docs/protocol.md §3, §6.1 E3, R1, R3, R4). The reducer refuses such an
 // event alone (G1). Match it with errors.As.
 type DecodeError struct {
 	// Type is the event's wire type when it could be read, else "".
@@ -101,12 +101,12 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // ErrEmpty is what Decode returns for empty input: a frame that holds no
 // data at all, such as an SSE event whose data is empty (a bare "data"
 // line). It is not an event; callers skip it with a warning, as they skip an
-// unknown type (PROTOCOL.md G18; the reference would fail to parse it).
+// unknown type (docs/protocol.md G18; the reference would fail to parse it).
 var ErrEmpty = errors.New("event: the frame is empty: no event to decode; skipped")
 
 // UnknownTypeError reports an event whose "type" names no event type this
 // package knows. Callers treat it as a warning and go on with the next event:
-// the protocol tolerates unknown types (PROTOCOL.md E1, G2).
+// the protocol tolerates unknown types (docs/protocol.md E1, G2).
 type UnknownTypeError struct {
 	// Type is the unknown wire type, verbatim; "" for a protobuf event, whose
 	// type is its oneof arm.

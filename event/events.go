@@ -41,7 +41,7 @@ type Base struct {
 func (b *Base) Common() *Base { return b }
 
 // Warnings returns what decoding tolerated in this event but a producer
-// should fix (PROTOCOL.md G2, G3, E4): a subagentRunId dropped from a
+// should fix (docs/protocol.md G2, G3, E4): a subagentRunId dropped from a
 // run-scoped event, a legacy null read as absent, unknown material removed,
 // a deprecated type. The slice is a copy.
 func (b *Base) Warnings() []Warning {
@@ -82,7 +82,7 @@ func (w Warning) String() string {
 
 // Attribution is embedded by the 24 attributable event types. Subagent names
 // the invocation that produced the event; nil means the parent agent. The
-// wire form never spells it null (PROTOCOL.md R1).
+// wire form never spells it null (docs/protocol.md R1).
 type Attribution struct {
 	Subagent *string `json:"subagentRunId,omitempty"` // the invocation that produced the event; nil = the parent agent
 }
@@ -112,7 +112,7 @@ type noAttribution struct{}
 func (noAttribution) SubagentRunID() (string, bool) { return "", false }
 
 // ---------------------------------------------------------------------------
-// Run lifecycle and steps (PROTOCOL.md §3.1)
+// Run lifecycle and steps (docs/protocol.md §3.1)
 
 // RunStarted is RUN_STARTED: a run begins.
 type RunStarted struct {
@@ -187,7 +187,7 @@ type TextMessageEnd struct {
 }
 
 // TextMessageChunk is TEXT_MESSAGE_CHUNK, the shorthand that expands into
-// START/CONTENT/END (PROTOCOL.md §4). Every field is optional.
+// START/CONTENT/END (docs/protocol.md §4). Every field is optional.
 type TextMessageChunk struct {
 	Base
 	Attribution
@@ -225,7 +225,7 @@ type ToolCallEnd struct {
 	ToolCallID string `json:"toolCallId"` // the call whose arguments are complete
 }
 
-// ToolCallChunk is TOOL_CALL_CHUNK (PROTOCOL.md §4). Every field is optional.
+// ToolCallChunk is TOOL_CALL_CHUNK (docs/protocol.md §4). Every field is optional.
 type ToolCallChunk struct {
 	Base
 	Attribution
@@ -345,7 +345,7 @@ type ReasoningMessageEnd struct {
 	MessageID string `json:"messageId"` // the reasoning message that ends
 }
 
-// ReasoningMessageChunk is REASONING_MESSAGE_CHUNK (PROTOCOL.md §4).
+// ReasoningMessageChunk is REASONING_MESSAGE_CHUNK (docs/protocol.md §4).
 type ReasoningMessageChunk struct {
 	Base
 	Attribution
@@ -420,7 +420,7 @@ func (e *SubagentError) SubagentRunID() (string, bool) { return e.ID, true }
 // ---------------------------------------------------------------------------
 // Deprecated THINKING_* (§3.8). Not among the 24 attributable types, but a
 // subagentRunId on one is carried to the REASONING_* event it translates to
-// and verified like any tag (PROTOCOL.md G22).
+// and verified like any tag (docs/protocol.md G22).
 
 // ThinkingStart is the deprecated THINKING_START (now REASONING_START).
 type ThinkingStart struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/agview/agview/internal/jsonstr"
 )
 
-// MediaTypeProto is the media type of AG-UI's protobuf framing (PROTOCOL.md
+// MediaTypeProto is the media type of AG-UI's protobuf framing (docs/protocol.md
 // §2.4): each event is a 4-byte big-endian length and one ag_ui.Event
 // message.
 const MediaTypeProto = "application/vnd.ag-ui.event+proto"

@@ -39,7 +39,7 @@ const (
 	TypeSubagentError           Type = "SUBAGENT_ERROR"
 
 	// Deprecated: THINKING_* types left the 1.0 release; they decode and are
-	// translated to REASONING_* as the reference client does (PROTOCOL.md §3.8).
+	// translated to REASONING_* as the reference client does (docs/protocol.md §3.8).
 	TypeThinkingStart              Type = "THINKING_START"
 	TypeThinkingEnd                Type = "THINKING_END"
 	TypeThinkingTextMessageStart   Type = "THINKING_TEXT_MESSAGE_START"
@@ -76,7 +76,7 @@ func (t Type) Known() bool {
 }
 
 // Attributable reports whether events of type t may carry an optional
-// subagentRunId naming the invocation that produced them (PROTOCOL.md §3.7):
+// subagentRunId naming the invocation that produced them (docs/protocol.md §3.7):
 // the text, tool-call, reasoning, step, state and activity families, RAW and CUSTOM.
 // The lifecycle types carry the id as identity and are not attributable; nor are
 // RUN_*, MESSAGES_SNAPSHOT and the deprecated THINKING_* types.
@@ -108,7 +108,7 @@ func (t Type) Deprecated() bool {
 	return false
 }
 
-// Chunk reports whether t is one of the chunk shorthand types (PROTOCOL.md §4).
+// Chunk reports whether t is one of the chunk shorthand types (docs/protocol.md §4).
 func (t Type) Chunk() bool {
 	return t == TypeTextMessageChunk || t == TypeToolCallChunk || t == TypeReasoningMessageChunk
 }

@@ -57,7 +57,7 @@
 // and whose lease is gone was cut: its writer died or lost its lease. Readers
 // decide that from Stat (the lease is read before the last sequence number,
 // so a run that ended normally has every record counted); package client's
-// Attach marks such a run failed, its open invocations abandoned (PROTOCOL.md
+// Attach marks such a run failed, its open invocations abandoned (docs/protocol.md
 // G11), everything received kept.
 //
 // # Errors

@@ -17,7 +17,7 @@ import (
 //	{"type":"agview.end","end":END}
 //
 // Both are events of types AG-UI does not define, so a tool that reads the
-// lines as an AG-UI stream skips them with a warning (PROTOCOL.md G2) and
+// lines as an AG-UI stream skips them with a warning (docs/protocol.md G2) and
 // folds everything else; agview replay and verify read them as the run
 // boundaries they are (ParseLine, client.JournalFolder).
 

@@ -22,7 +22,7 @@ type Options struct {
 	// RejectUnknownOps makes an operation with an unknown "op" fail the patch
 	// with ErrUnknownOp, as RFC 6902 section 4 requires. By default such an
 	// operation is removed and reported as a Warning, and the rest of the
-	// patch applies, as the AG-UI reference client does (PROTOCOL.md G2).
+	// patch applies, as the AG-UI reference client does (docs/protocol.md G2).
 	RejectUnknownOps bool
 }
 
@@ -56,7 +56,7 @@ type pointers struct {
 // objects) to d and returns the new document.
 //
 // The patch is atomic: if any operation fails, Apply returns d itself and an
-// *Error naming the operation's index, op and path, and why (PROTOCOL.md
+// *Error naming the operation's index, op and path, and why (docs/protocol.md
 // G8). Apply never modifies d, ops, or any document another view holds: the
 // result shares every part of d the patch does not touch and copies only the
 // path to each change, so an operation costs O(depth × log width), not
@@ -64,7 +64,7 @@ type pointers struct {
 //
 // An operation whose "op" is a string other than add, remove, replace, move,
 // copy and test is removed and reported as a Warning, and the others apply
-// (the reference client's behaviour, PROTOCOL.md G2), unless
+// (the reference client's behaviour, docs/protocol.md G2), unless
 // Options.RejectUnknownOps is set. Warnings are returned even when the patch
 // then fails. Members an operation does not use are ignored (RFC 6902
 // section 4).
@@ -91,8 +91,14 @@ func Apply(d Document, ops json.RawMessage, opts *Options) (Document, []Warning,
 			continue
 		}
 		next, err := op.apply(cur, ptrs)
-		if err == nil && limit >= 0 && next.size > limit && next.size > cur.size {
+		switch {
+		case err != nil:
+		case limit >= 0 && next.size > limit && next.size > cur.size:
 			err = failf(ErrTooLarge, "the document would grow to %d bytes, over the limit of %d", next.size, limit)
+		case next.height > MaxNesting:
+			// add and replace refuse this before building anything; a
+			// result past the limit must never be handed out all the same.
+			err = tooDeep(int(next.height))
 		}
 		if err != nil {
 			failed = op.fail(err)
@@ -134,8 +140,11 @@ func (op *operation) apply(root *node, ptrs pointers) (*node, *failure) {
 		if len(ptrs.path) == 0 {
 			return op.value, nil
 		}
-		v := op.value
-		return modify(root, ptrs.path, 0, func(parent *node, key string) (*node, *failure) {
+		v, toks := op.value, ptrs.path
+		return modify(root, toks, 0, func(parent *node, key string) (*node, *failure) {
+			if err := checkNesting(toks, v); err != nil {
+				return nil, err
+			}
 			return replaceChild(parent, key, v)
 		})
 	case "move":
@@ -163,8 +172,8 @@ func (op *operation) apply(root *node, ptrs pointers) (*node, *failure) {
 			return nil, err
 		}
 		if !equal(v, op.value) {
-			return nil, failf(ErrTestFailed, "value at %q is %s, want %s",
-				op.path, describe(v), describe(op.value))
+			return nil, failf(ErrTestFailed, "value at %s is %s, want %s",
+				quote(op.path), describe(v), describe(op.value))
 		}
 		return root, nil
 	}
@@ -194,7 +203,7 @@ func child(n *node, toks []string, depth int) (*node, *failure) {
 		if v, ok := n.obj.get(tok); ok {
 			return v, nil
 		}
-		return nil, failf(ErrPathNotFound, "%q does not exist", formatPointer(toks[:depth+1]))
+		return nil, failf(ErrPathNotFound, "%s does not exist", quote(formatPointer(toks[:depth+1])))
 	case kindArray:
 		i, err := arrayIndex(tok, n.arr.len(), false)
 		if err != nil {
@@ -202,14 +211,14 @@ func child(n *node, toks []string, depth int) (*node, *failure) {
 		}
 		return n.arr.at(i), nil
 	default:
-		return nil, failf(ErrPathNotFound, "%q does not exist: %q is a %s",
-			formatPointer(toks[:depth+1]), formatPointer(toks[:depth]), n.kindName())
+		return nil, failf(ErrPathNotFound, "%s does not exist: %s is a %s",
+			quote(formatPointer(toks[:depth+1])), quote(formatPointer(toks[:depth])), n.kindName())
 	}
 }
 
 // at prefixes a failure's reason with the pointer it concerns.
 func at(f *failure, toks []string) *failure {
-	return &failure{err: f.err, reason: fmt.Sprintf("%q: %s", formatPointer(toks), f.reason)}
+	return &failure{err: f.err, reason: quote(formatPointer(toks)) + ": " + f.reason}
 }
 
 // resolve returns the value at toks.
@@ -255,6 +264,9 @@ func add(root *node, toks []string, v *node) (*node, *failure) {
 		return v, nil
 	}
 	return modify(root, toks, 0, func(parent *node, key string) (*node, *failure) {
+		if err := checkNesting(toks, v); err != nil {
+			return nil, err
+		}
 		switch parent.kind {
 		case kindObject:
 			return parent.obj.set(key, v), nil
@@ -268,6 +280,22 @@ func add(root *node, toks []string, v *node) (*node, *failure) {
 			return nil, failf(ErrPathNotFound, "cannot add a member to a %s", parent.kindName())
 		}
 	})
+}
+
+// checkNesting fails when v, put at the location toks names (whose parent
+// exists), would nest the document deeper than MaxNesting: it would sit
+// len(toks) levels down. This is exact: everything else the document holds
+// nested no deeper than the limit before. It runs before the path is
+// rebuilt, so a refused operation builds nothing.
+func checkNesting(toks []string, v *node) *failure {
+	if h := len(toks) + int(v.height); h > MaxNesting {
+		return tooDeep(h)
+	}
+	return nil
+}
+
+func tooDeep(h int) *failure {
+	return failf(ErrTooDeep, "the document would nest %d levels deep, over the limit of %d", h, MaxNesting)
 }
 
 func removeChild(parent *node, key string) (*node, *failure) {

@@ -33,6 +33,26 @@ type vnode struct {
 	leaf []*node
 	kids []*vnode
 	n    int
+	h    int32 // the largest height of the elements below
+}
+
+// newLeaf returns a leaf holding l, which it takes.
+func newLeaf(l []*node) *vnode {
+	t := &vnode{leaf: l, n: len(l)}
+	for _, e := range l {
+		t.h = max(t.h, e.height)
+	}
+	return t
+}
+
+// newInner returns an inner node holding kids, which it takes.
+func newInner(kids []*vnode) *vnode {
+	t := &vnode{kids: kids}
+	for _, k := range kids {
+		t.n += k.n
+		t.h = max(t.h, k.h)
+	}
+	return t
 }
 
 // newArray takes ownership of elems.
@@ -54,17 +74,13 @@ func buildTree(elems []*node) *vnode {
 	var level []*vnode
 	for i := 0; i < len(elems); i += buildLeaf {
 		end := min(i+buildLeaf, len(elems))
-		level = append(level, &vnode{leaf: elems[i:end:end], n: end - i})
+		level = append(level, newLeaf(elems[i:end:end]))
 	}
 	for len(level) > 1 {
 		var up []*vnode
 		for i := 0; i < len(level); i += kidsMax / 2 {
 			end := min(i+kidsMax/2, len(level))
-			v := &vnode{kids: level[i:end:end]}
-			for _, k := range v.kids {
-				v.n += k.n
-			}
-			up = append(up, v)
+			up = append(up, newInner(level[i:end:end]))
 		}
 		level = up
 	}
@@ -127,6 +143,18 @@ func (t *vnode) each(fn func(*node) bool) bool {
 	return true
 }
 
+// maxHeight returns the largest height of the elements (0 when empty).
+func (a *array) maxHeight() int32 {
+	if a.tree != nil {
+		return a.tree.h
+	}
+	h := int32(0)
+	for _, e := range a.flat {
+		h = max(h, e.height)
+	}
+	return h
+}
+
 func (a *array) encodedSize() int {
 	n := a.len()
 	if n == 0 {
@@ -163,7 +191,7 @@ func (a *array) insert(i int, v *node) *node {
 	}
 	left, right := a.tree.insert(i, v)
 	if right != nil {
-		left = &vnode{kids: []*vnode{left, right}, n: left.n + right.n}
+		left = newInner([]*vnode{left, right})
 	}
 	return newArrayNode(array{tree: left, content: content})
 }
@@ -221,12 +249,12 @@ func (t *vnode) set(i int, v *node) *vnode {
 	if t.kids == nil {
 		l := slices.Clone(t.leaf)
 		l[i] = v
-		return &vnode{leaf: l, n: t.n}
+		return newLeaf(l)
 	}
 	k, off := t.find(i, false)
 	kids := slices.Clone(t.kids)
 	kids[k] = t.kids[k].set(off, v)
-	return &vnode{kids: kids, n: t.n}
+	return newInner(kids)
 }
 
 // insert returns t with v inserted at i, split in two when it outgrew its
@@ -238,10 +266,10 @@ func (t *vnode) insert(i int, v *node) (*vnode, *vnode) {
 		l[i] = v
 		copy(l[i+1:], t.leaf[i:])
 		if len(l) <= leafMax {
-			return &vnode{leaf: l, n: len(l)}, nil
+			return newLeaf(l), nil
 		}
 		h := len(l) / 2
-		return &vnode{leaf: l[:h:h], n: h}, &vnode{leaf: l[h:], n: len(l) - h}
+		return newLeaf(l[:h:h]), newLeaf(l[h:])
 	}
 	k, off := t.find(i, true)
 	a, b := t.kids[k].insert(off, v)
@@ -253,15 +281,10 @@ func (t *vnode) insert(i int, v *node) (*vnode, *vnode) {
 	}
 	kids = append(kids, t.kids[k+1:]...)
 	if len(kids) <= kidsMax {
-		return &vnode{kids: kids, n: t.n + 1}, nil
+		return newInner(kids), nil
 	}
 	h := len(kids) / 2
-	left, right := &vnode{kids: kids[:h:h]}, &vnode{kids: kids[h:]}
-	for _, c := range left.kids {
-		left.n += c.n
-	}
-	right.n = t.n + 1 - left.n
-	return left, right
+	return newInner(kids[:h:h]), newInner(kids[h:])
 }
 
 // remove returns t without element i, or nil when t is left empty.
@@ -273,7 +296,7 @@ func (t *vnode) remove(i int) *vnode {
 		l := make([]*node, 0, len(t.leaf)-1)
 		l = append(l, t.leaf[:i]...)
 		l = append(l, t.leaf[i+1:]...)
-		return &vnode{leaf: l, n: len(l)}
+		return newLeaf(l)
 	}
 	k, off := t.find(i, false)
 	c := t.kids[k].remove(off)
@@ -286,5 +309,5 @@ func (t *vnode) remove(i int) *vnode {
 	if len(kids) == 0 {
 		return nil
 	}
-	return &vnode{kids: kids, n: t.n - 1}
+	return newInner(kids)
 }

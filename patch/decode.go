@@ -69,7 +69,7 @@ func (d *decoder) next(toks []string) (operation, pointers, bool) {
 			return op, ptrs, true
 		case fail.err == ErrUnknownOp && !d.reject:
 			d.warns = append(d.warns, Warning{Index: i, Op: op.op, Path: op.path,
-				Message: fmt.Sprintf("unknown operation %q removed; the rest of the patch applies", op.op)})
+				Message: fmt.Sprintf("unknown operation %s removed; the rest of the patch applies", quote(op.op))})
 		default:
 			d.err = op.fail(fail)
 			d.skipRest()
@@ -307,7 +307,7 @@ func (f *opFields) decode(i int, toks []string) (operation, pointers, *failure) 
 	switch kind {
 	case "add", "remove", "replace", "move", "copy", "test":
 	default:
-		return op, pointers{}, failf(ErrUnknownOp, "%q is not an RFC 6902 operation", kind)
+		return op, pointers{}, failf(ErrUnknownOp, "%s is not an RFC 6902 operation", quote(kind))
 	}
 	if pathErr != nil {
 		return op, pointers{}, pathErr
@@ -317,7 +317,7 @@ func (f *opFields) decode(i int, toks []string) (operation, pointers, *failure) 
 	}
 	toks, bad := appendPointer(toks[:0], path)
 	if bad != "" {
-		return op, pointers{}, failf(ErrInvalidPointer, "path %q: %s", path, bad)
+		return op, pointers{}, failf(ErrInvalidPointer, "path %s: %s", quote(path), bad)
 	}
 	ptrs := pointers{path: toks[:len(toks):len(toks)]}
 	switch kind {
@@ -330,13 +330,13 @@ func (f *opFields) decode(i int, toks []string) (operation, pointers, *failure) 
 		}
 		from := string(f.from.text)
 		if ptrs.from, bad = appendPointer(toks[len(toks):], from); bad != "" {
-			return op, pointers{}, failf(ErrInvalidPointer, "from %q: %s", from, bad)
+			return op, pointers{}, failf(ErrInvalidPointer, "from %s: %s", quote(from), bad)
 		}
 		if kind == "move" && len(ptrs.from) == 0 {
 			return op, pointers{}, failf(ErrInvalidPatch, "cannot move the whole document")
 		}
 		if kind == "move" && len(ptrs.from) < len(ptrs.path) && slices.Equal(ptrs.from, ptrs.path[:len(ptrs.from)]) {
-			return op, pointers{}, failf(ErrInvalidPatch, "cannot move %q into its own child %q", from, path)
+			return op, pointers{}, failf(ErrInvalidPatch, "cannot move %s into its own child %s", quote(from), quote(path))
 		}
 	case "add", "replace", "test":
 		if f.value == nil {

@@ -8,7 +8,7 @@
 //	state := patch.EmptyObject()
 //	next, warnings, err := patch.Apply(state, delta, nil)
 //	if err != nil {
-//		// The delta is skipped whole (PROTOCOL.md G8): state is unchanged and
+//		// The delta is skipped whole (docs/protocol.md G8): state is unchanged and
 //		// err is a *patch.Error naming the failing operation and path.
 //	}
 //
@@ -18,7 +18,7 @@
 // reference client (fast-json-patch) where the RFCs leave room:
 //   - A patch applies whole or not at all.
 //   - An operation with an unknown "op" is removed with a Warning and the rest
-//     applies (PROTOCOL.md G2); Options.RejectUnknownOps makes it an error.
+//     applies (docs/protocol.md G2); Options.RejectUnknownOps makes it an error.
 //   - Array indices are "0" or digits without a leading zero; "-" (append)
 //     only for add; negative indices are refused.
 //   - test needs "value" (null is a value, absence is an error), works on the
@@ -27,6 +27,14 @@
 //   - Any document may be patched, including null, strings and numbers.
 //   - An operation that would grow the document past Options.MaxDocumentBytes
 //     fails with ErrTooLarge, so a copy bomb stops early.
+//   - An operation that would nest the document deeper than MaxNesting
+//     (10,000) levels fails with ErrTooDeep (docs/protocol.md G21), so a depth bomb
+//     (copying the document into itself until it is millions of levels deep
+//     yet a few bytes long) stops too. Every node records its height, so the
+//     check costs O(length of the path). New refuses such input as well, and
+//     whatever walks a document (encoding, Equal) may recurse once per level.
+//   - A message quotes at most 200 bytes of a path or an op, whatever their
+//     length; Error.Path keeps the whole path.
 //
 // # Cost
 //

@@ -36,9 +36,11 @@ func (d Document) node() *node {
 
 // New parses raw, which must be exactly one JSON value (any type, null
 // included) with optional surrounding whitespace, and returns it as a
-// Document. The Document does not retain raw. Strings with invalid UTF-8 or
-// unpaired surrogate escapes are repaired to U+FFFD, as encoding/json does;
-// a repeated member name keeps its first position and its last value, as
+// Document. The Document does not retain raw. Strings stay exact
+// (docs/protocol.md G19): an unpaired surrogate escape is kept and written back
+// as the same escape, and bytes that are not UTF-8 are kept as they are, so
+// "k\ud800" and "k\udbff" stay two member names (encoding/json would make
+// both "k\ufffd"); a repeated member name keeps its first position and its last value, as
 // JavaScript's JSON.parse does. On failure the error is a *SyntaxError with
 // the byte offset of the problem.
 func New(raw json.RawMessage) (Document, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Sentinel errors. An *Error wraps exactly one of them (match with errors.Is);
@@ -30,6 +31,10 @@ var (
 	// ErrTooLarge: an operation would grow the document past
 	// Options.MaxDocumentBytes (the defence against copy bombs).
 	ErrTooLarge = errors.New("document too large")
+	// ErrTooDeep: an operation would nest the document's arrays and objects
+	// deeper than MaxNesting levels (the defence against depth bombs: a short
+	// patch that copies the document into itself until nothing can walk it).
+	ErrTooDeep = errors.New("document too deep")
 )
 
 // Error is the error Apply returns when a patch cannot be applied. The
@@ -60,9 +65,9 @@ func (e *Error) Error() string {
 		where = "patch: operation " + strconv.Itoa(e.Index)
 		switch {
 		case e.Op != "":
-			where += fmt.Sprintf(" (%s %q)", e.Op, e.Path)
+			where += fmt.Sprintf(" (%s %s)", clip(e.Op), quote(e.Path))
 		case e.Path != "":
-			where += fmt.Sprintf(" (at %q)", e.Path)
+			where += fmt.Sprintf(" (at %s)", quote(e.Path))
 		}
 	}
 	if e.Err == nil {
@@ -75,7 +80,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Warning reports something Apply tolerated: an operation with an unknown
-// "op", removed before the rest of the patch was applied (PROTOCOL.md G2).
+// "op", removed before the rest of the patch was applied (docs/protocol.md G2).
 type Warning struct {
 	// Index is the position of the operation in the patch array.
 	Index int
@@ -89,7 +94,7 @@ type Warning struct {
 
 // String formats the warning like an Error.
 func (w Warning) String() string {
-	return fmt.Sprintf("patch: operation %d (%s %q): %s", w.Index, w.Op, w.Path, w.Message)
+	return fmt.Sprintf("patch: operation %d (%s %s): %s", w.Index, clip(w.Op), quote(w.Path), w.Message)
 }
 
 // causeError is a sentinel with the error that caused it: it prints as the
@@ -108,6 +113,38 @@ func (e causeError) Unwrap() []error { return []error{e.sentinel, e.cause} }
 type failure struct {
 	err    error // sentinel
 	reason string
+}
+
+// maxQuoted bounds the bytes of a path or op that a message quotes: a
+// hostile patch's pointer may be megabytes long, and every failed delta
+// becomes a warning that is kept and printed.
+const maxQuoted = 200
+
+// quote returns s quoted as %q does, cut after maxQuoted bytes with a note
+// of its length.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(cut(s)) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// clip is quote without the quotes, for op names.
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	return cut(s) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// cut returns the first maxQuoted bytes of s, or fewer to end on a
+// character boundary.
+func cut(s string) string {
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func failf(sentinel error, format string, args ...any) *failure {

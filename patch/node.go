@@ -25,6 +25,11 @@ const (
 // never written after it has been built and handed out.
 type node struct {
 	kind kind
+	// height is how deeply arrays and objects nest in the value: 0 for a
+	// scalar, 1 for an array or object of scalars (or an empty one), one more
+	// than its tallest member or element otherwise. It is kept so that the
+	// nesting limit (MaxNesting) costs O(length of a path) to check.
+	height int32
 	// size is the length in bytes of the node's compact JSON encoding, kept so
 	// that the size of every new document is known in O(depth).
 	size int
@@ -42,8 +47,8 @@ var (
 	falseNode       = &node{kind: kindFalse, size: 5}
 	trueNode        = &node{kind: kindTrue, size: 4}
 	emptyStringNode = &node{kind: kindString, size: 2}
-	emptyArrayNode  = &node{kind: kindArray, arr: &array{}, size: 2}
-	emptyObjectNode = &node{kind: kindObject, obj: &object{}, size: 2}
+	emptyArrayNode  = &node{kind: kindArray, arr: &array{}, size: 2, height: 1}
+	emptyObjectNode = &node{kind: kindObject, obj: &object{}, size: 2, height: 1}
 )
 
 // smallInts holds the number nodes of the literals "0" to "99", which state
@@ -103,13 +108,13 @@ func newObjectNode(o object) *node {
 
 // finish sets the node of x from its array and returns it.
 func (x *arrayNode) finish() *node {
-	x.n = node{kind: kindArray, arr: &x.a, size: x.a.encodedSize()}
+	x.n = node{kind: kindArray, arr: &x.a, size: x.a.encodedSize(), height: 1 + x.a.maxHeight()}
 	return &x.n
 }
 
 // finish sets the node of x from its object and returns it.
 func (x *objectNode) finish() *node {
-	x.n = node{kind: kindObject, obj: &x.o, size: x.o.encodedSize()}
+	x.n = node{kind: kindObject, obj: &x.o, size: x.o.encodedSize(), height: 1 + x.o.maxHeight()}
 	return &x.n
 }
 
@@ -301,6 +306,6 @@ func appendNode(b []byte, n *node) []byte {
 func quotedLen(s string) int { return jsonstr.Len(s) }
 
 // appendQuoted appends s as a JSON string as JavaScript's JSON.stringify
-// does: only quote, backslash and control characters are escaped. s is valid
-// UTF-8: the parser guarantees it for every string it builds.
-func appendQuoted(b []byte, s string) []byte { return jsonstr.AppendValid(b, s) }
+// does: only quote, backslash and control characters are escaped, and lone
+// surrogates (kept by the parser as package jsonstr describes).
+func appendQuoted(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.JS) }

@@ -54,6 +54,19 @@ func memberSize(k string, v *node) int { return quotedLen(k) + 1 + v.size }
 
 func (o *object) len() int { return o.n }
 
+// maxHeight returns the largest height of the members' values (0 when
+// empty).
+func (o *object) maxHeight() int32 {
+	if o.root != nil {
+		return o.root.h
+	}
+	h := int32(0)
+	for _, m := range o.small {
+		h = max(h, m.val.height)
+	}
+	return h
+}
+
 func (o *object) encodedSize() int {
 	if o.n == 0 {
 		return 2
@@ -213,6 +226,9 @@ func (o *object) ordered() []member {
 type objectBuilder struct {
 	base int    // where this object's members start on the stack
 	big  object // the trie, once the object has outgrown a small one
+	// replaced: a repeated member name replaced a value of the trie, whose
+	// heights may then be too high until build fixes them.
+	replaced bool
 }
 
 // add adds a member and returns the stack.
@@ -237,6 +253,7 @@ func (b *objectBuilder) add(stack []member, k string, v *node) []member {
 	if old := o.root.get(h, 0, k); old != nil {
 		o.content += v.size - old.val.size
 		o.root.insertFresh(&entry{key: k, val: v, hash: h, seq: old.seq}, 0)
+		b.replaced = true
 		return stack
 	}
 	o.root.insertFresh(&entry{key: k, val: v, hash: h, seq: o.next}, 0)
@@ -249,6 +266,9 @@ func (b *objectBuilder) add(stack []member, k string, v *node) []member {
 // build returns the object's node, and the stack without its members.
 func (b *objectBuilder) build(stack []member) (*node, []member) {
 	if b.big.root != nil {
+		if b.replaced {
+			b.big.root.fixAll()
+		}
 		return newObjectNode(b.big), stack
 	}
 	ms := stack[b.base:]
@@ -293,8 +313,38 @@ const (
 // object are never written; insertFresh writes only nodes it just built.
 type hnode struct {
 	bitmap uint32
+	h      int32 // the largest height of the values below
 	slots  []hslot
 	coll   []*entry
+}
+
+// fix sets h.h from h's slots and collisions (whose own h are set) and
+// returns h; h must not be published yet.
+func (h *hnode) fix() *hnode {
+	m := int32(0)
+	for _, e := range h.coll {
+		m = max(m, e.val.height)
+	}
+	for _, s := range h.slots {
+		if s.e != nil {
+			m = max(m, s.e.val.height)
+		} else {
+			m = max(m, s.sub.h)
+		}
+	}
+	h.h = m
+	return h
+}
+
+// fixAll is fix for h and every node below it, for a trie that
+// insertFresh built and that is not published yet.
+func (h *hnode) fixAll() {
+	for _, s := range h.slots {
+		if s.sub != nil {
+			s.sub.fixAll()
+		}
+	}
+	h.fix()
 }
 
 // hslot holds an entry or a child node.
@@ -366,13 +416,13 @@ func (h *hnode) get(hash uint64, shift uint, k string) *entry {
 // pair builds the smallest subtrie holding two entries with different keys.
 func pair(a, b *entry, shift uint) *hnode {
 	if shift >= hashBits {
-		return &hnode{coll: []*entry{a, b}}
+		return (&hnode{coll: []*entry{a, b}}).fix()
 	}
 	ia, ib := (a.hash>>shift)&trieMask, (b.hash>>shift)&trieMask
 	if ia == ib {
 		h, s := newHnode(1<<ia, 1)
 		s[0] = hslot{sub: pair(a, b, shift+trieBits)}
-		return h
+		return h.fix()
 	}
 	if ia > ib {
 		a, b = b, a
@@ -380,7 +430,7 @@ func pair(a, b *entry, shift uint) *hnode {
 	}
 	h, s := newHnode(1<<ia|1<<ib, 2)
 	s[0], s[1] = hslot{e: a}, hslot{e: b}
-	return h
+	return h.fix()
 }
 
 // with returns h with e stored (replacing an entry with the same key, which
@@ -391,12 +441,12 @@ func (h *hnode) with(e *entry, shift uint) (*hnode, *entry) {
 			if x.key == e.key {
 				c := slices.Clone(h.coll)
 				c[i] = e
-				return &hnode{coll: c}, x
+				return (&hnode{coll: c}).fix(), x
 			}
 		}
 		c := make([]*entry, len(h.coll), len(h.coll)+1)
 		copy(c, h.coll)
-		return &hnode{coll: append(c, e)}, nil
+		return (&hnode{coll: append(c, e)}).fix(), nil
 	}
 	bit := uint32(1) << ((e.hash >> shift) & trieMask)
 	idx := slotIndex(h.bitmap, bit)
@@ -405,7 +455,7 @@ func (h *hnode) with(e *entry, shift uint) (*hnode, *entry) {
 		copy(s, h.slots[:idx])
 		s[idx] = hslot{e: e}
 		copy(s[idx+1:], h.slots[idx:])
-		return n, nil
+		return n.fix(), nil
 	}
 	cur := h.slots[idx]
 	var repl hslot
@@ -423,13 +473,16 @@ func (h *hnode) with(e *entry, shift uint) (*hnode, *entry) {
 	n, s := newHnode(h.bitmap, len(h.slots))
 	copy(s, h.slots)
 	s[idx] = repl
-	return n, old
+	return n.fix(), old
 }
 
 // insertFresh stores e in h by mutating h and the nodes below it. Only for
-// nodes that the caller has just built and nobody else can see.
+// nodes that the caller has just built and nobody else can see. The heights
+// on e's path grow to cover e; an entry it replaces may leave them too high
+// (the caller then calls fixAll).
 func (h *hnode) insertFresh(e *entry, shift uint) {
 	for {
+		h.h = max(h.h, e.val.height)
 		if shift >= hashBits {
 			for i, x := range h.coll {
 				if x.key == e.key {
@@ -470,7 +523,7 @@ func (h *hnode) without(hash uint64, shift uint, k string) (*hnode, *entry) {
 				if len(h.coll) == 1 {
 					return nil, x
 				}
-				return &hnode{coll: slices.Delete(slices.Clone(h.coll), i, i+1)}, x
+				return (&hnode{coll: slices.Delete(slices.Clone(h.coll), i, i+1)}).fix(), x
 			}
 		}
 		return h, nil
@@ -510,12 +563,12 @@ func (h *hnode) without(hash uint64, shift uint, k string) (*hnode, *entry) {
 		n, s := newHnode(h.bitmap&^bit, len(h.slots)-1)
 		copy(s, h.slots[:idx])
 		copy(s[idx:], h.slots[idx+1:])
-		return n, old
+		return n.fix(), old
 	}
 	n, s := newHnode(h.bitmap, len(h.slots))
 	copy(s, h.slots)
 	s[idx] = repl
-	return n, old
+	return n.fix(), old
 }
 
 // only returns the node's single entry when it holds exactly one entry and no

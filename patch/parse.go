@@ -3,13 +3,20 @@ package patch
 import (
 	"fmt"
 	"slices"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agview/agview/internal/jsonstr"
 )
 
-// maxNesting bounds how deeply arrays and objects may nest in a parsed value,
-// as encoding/json does, so hostile input cannot exhaust the stack.
-const maxNesting = 10000
+// MaxNesting bounds how deeply arrays and objects may nest in a document
+// (docs/protocol.md G21): in a value New parses, as encoding/json bounds it, and in
+// the result of every operation Apply performs, which fails with ErrTooDeep
+// rather than exceed it. Whatever reads or writes a document may therefore
+// recurse once per level. [] and {"a":1} nest one level, [[]] two.
+const MaxNesting = 10000
+
+// maxNesting is MaxNesting as the parser counts it.
+const maxNesting = MaxNesting
 
 // SyntaxError reports input that is not one valid JSON value (RFC 8259).
 type SyntaxError struct {
@@ -344,9 +351,11 @@ func (p *parser) name() (string, error) {
 	return p.str()
 }
 
-// str parses a JSON string at the cursor and returns its decoded value.
-// Invalid UTF-8 and unpaired surrogate escapes decode to U+FFFD, as
-// encoding/json and JavaScript's TextDecoder do.
+// str parses a JSON string at the cursor and returns its decoded value, in
+// the form of package jsonstr: strings stay exact (docs/protocol.md G19), a lone
+// surrogate escape is kept (as generalized UTF-8) and invalid UTF-8 is kept
+// as it is, never replaced by U+FFFD, so that distinct member names and
+// values stay distinct.
 func (p *parser) str() (string, error) {
 	b, err := p.strBytes()
 	if err != nil {
@@ -384,84 +393,45 @@ func (p *parser) strBytes() ([]byte, error) {
 		}
 		p.i++
 	}
-	// Slow path: decode escapes and repair invalid UTF-8.
+	// Slow path: check the escapes, then decode the whole literal.
 	p.i = start
-	out := make([]byte, 0, 16)
 	for {
 		if p.i >= len(p.b) {
 			return nil, p.errorf("unexpected end of input in string")
 		}
-		c := p.b[p.i]
-		switch {
+		switch c := p.b[p.i]; {
 		case c == '"':
 			p.i++
-			return out, nil
+			return jsonstr.AppendUnquoted(make([]byte, 0, p.i-1-start), p.b[start:p.i-1]), nil
 		case c < 0x20:
 			return nil, p.errorf("control character 0x%02x in string, must be escaped", c)
 		case c == '\\':
-			r, err := p.escape()
-			if err != nil {
+			if err := p.escape(); err != nil {
 				return nil, err
 			}
-			out = utf8.AppendRune(out, r)
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			p.i++
 		default:
-			r, size := utf8.DecodeRune(p.b[p.i:])
-			out = utf8.AppendRune(out, r) // RuneError for an invalid byte
-			p.i += size
+			p.i++
 		}
 	}
 }
 
-// escape decodes the escape sequence at the cursor (which is at the
-// backslash), combining a surrogate pair into one rune.
-func (p *parser) escape() (rune, error) {
+// escape checks the escape sequence at the cursor (which is at the
+// backslash) and moves past it.
+func (p *parser) escape() error {
 	if p.i+1 >= len(p.b) {
-		return 0, p.errorf("unexpected end of input in string escape")
+		return p.errorf("unexpected end of input in string escape")
 	}
 	c := p.b[p.i+1]
 	p.i += 2
 	switch c {
-	case '"', '\\', '/':
-		return rune(c), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return nil
 	case 'u':
-		r, err := p.hex4()
-		if err != nil {
-			return 0, err
-		}
-		if !utf16.IsSurrogate(r) {
-			return r, nil
-		}
-		// A high surrogate followed by an escaped low surrogate is one rune;
-		// anything else is an unpaired surrogate.
-		if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
-			save := p.i
-			p.i += 2
-			r2, err := p.hex4()
-			if err != nil {
-				return 0, err
-			}
-			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-				return d, nil
-			}
-			p.i = save
-		}
-		return utf8.RuneError, nil
+		_, err := p.hex4()
+		return err
 	default:
 		p.i -= 1
-		return 0, p.errorf("invalid escape character %q in string", c)
+		return p.errorf("invalid escape character %q in string", c)
 	}
 }
 

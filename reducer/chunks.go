@@ -10,7 +10,7 @@ import (
 	"github.com/agview/agview/internal/persist"
 )
 
-// Chunk expansion (PROTOCOL.md §4, G9). Each owner has one lane holding at
+// Chunk expansion (docs/protocol.md §4, G9). Each owner has one lane holding at
 // most one pending chunk stream; chunks expand into START/CONTENT/END events
 // that are verified and folded like explicit ones.
 //
@@ -83,10 +83,10 @@ func (f *folder) staleLanes(what string, ls []model.Lane) *Violation {
 		keys[i] = l.Owner.Key()
 	}
 	viol := &Violation{Rule: rule, Index: f.index, Type: f.wire, Message: fmt.Sprintf(
-		"%s %s %s, but an explicit %s already ended that %s, so the %s the chunk stream owes has no open %s to end (PROTOCOL.md §4; the reference client fails here); the stale chunk stream is discarded",
+		"%s %s %s, but an explicit %s already ended that %s, so the %s the chunk stream owes has no open %s to end (docs/protocol.md §4; the reference client fails here); the stale chunk stream is discarded",
 		f.wire, what, descs[0], end, laneKindName(ls[0].Kind), end, laneKindName(ls[0].Kind))}
 	if len(ls) > 1 {
-		viol.Message = fmt.Sprintf("%s %s %s: an explicit end already ended each of those, so the ENDs the chunk streams owe have no open entity to end (PROTOCOL.md §4; the reference client fails here); the stale chunk streams are discarded",
+		viol.Message = fmt.Sprintf("%s %s %s: an explicit end already ended each of those, so the ENDs the chunk streams owe have no open entity to end (docs/protocol.md §4; the reference client fails here); the stale chunk streams are discarded",
 			f.wire, what, strings.Join(descs, "; and "))
 	}
 	viol.stale = keys
@@ -184,7 +184,7 @@ func (f *folder) discardLanes() {
 	for _, l := range f.sortedLanes() {
 		if !f.laneLive(l) {
 			end, _ := laneEnd(l.Kind)
-			f.warn(ruleChunk, "%s discards %s; an explicit %s had already ended that %s, so the reference client would refuse the %s it synthesizes here (PROTOCOL.md §4), but RUN_ERROR is accepted at any time (V15)",
+			f.warn(ruleChunk, "%s discards %s; an explicit %s had already ended that %s, so the reference client would refuse the %s it synthesizes here (docs/protocol.md §4), but RUN_ERROR is accepted at any time (V15)",
 				f.wire, describeLane(l), end, laneKindName(l.Kind), end)
 		}
 	}
@@ -214,7 +214,7 @@ func (f *folder) closeOwnLane(tag model.Owner, k model.LaneKind, id string) *Vio
 		verb = "end"
 	}
 	return &Violation{Rule: rule, Index: f.index, Type: f.wire, Message: fmt.Sprintf(
-		"%s first closes %s (PROTOCOL.md §4: an explicit event closes the chunk stream of its own lane); the %s that stream owes ends %s '%s', so this %s has no open %s to %s; start it again explicitly, or go on streaming it with chunks",
+		"%s first closes %s (docs/protocol.md §4: an explicit event closes the chunk stream of its own lane); the %s that stream owes ends %s '%s', so this %s has no open %s to %s; start it again explicitly, or go on streaming it with chunks",
 		f.wire, describeLane(l), end, kind, id, f.wire, kind, verb)}
 }
 

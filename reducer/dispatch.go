@@ -23,7 +23,7 @@ func (f *folder) event(e event.Event) *Violation {
 			switch d := f.peek(k); {
 			case !d.I.Announced:
 				// Attribution alone is valid (R11), but a producer that can
-				// report the lifecycle should (seed 000, R12): a warning for
+				// report the lifecycle should (R12): a warning for
 				// producer authors, once per invocation and run.
 				f.warn("R12", "subagent '%s' has not been announced: events are attributed to it without a SUBAGENT_STARTED; a producer that can report the lifecycle should announce it (and close it with SUBAGENT_FINISHED or SUBAGENT_ERROR)", tag.ID)
 				if d.Status == model.InvAbandoned {
@@ -204,7 +204,7 @@ func (f *folder) phase(t event.Type) *Violation {
 }
 
 // thinking translates a deprecated THINKING_* event into REASONING_* as the
-// reference's compatibility boundary does (PROTOCOL.md §3.8), minting ids
+// reference's compatibility boundary does (docs/protocol.md §3.8), minting ids
 // from the event index so that folding stays deterministic. The event's tag
 // goes to its translation and is verified like any tag (G22).
 func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {

@@ -10,7 +10,7 @@
 //
 // [Reduce] is the pure step: given a view and the next event it returns the
 // next view, or, when the event breaks a rule, the same view and a
-// [*Violation] naming the rule (the ids of spec/PROTOCOL.md: V1–V14 for the
+// [*Violation] naming the rule (the ids of docs/protocol.md: V1–V14 for the
 // reference verifier, R5–R19 for the subagent rules, A1 for "one id, one
 // message", G9 for chunk shorthand), the event's index and type, and the ids
 // involved. A refused event is refused alone (G1): everything folded before
@@ -30,7 +30,7 @@
 // The reducer does what the reference TypeScript client (@ag-ui/client 1.0)
 // does between decoding and its message list — chunk expansion (§4), the
 // stream verifier (§6.2), the subagent rules (§5) and the default apply
-// (§7) — with the decisions of PROTOCOL.md §9 where agview differs:
+// (§7) — with the decisions of docs/protocol.md §9 where agview differs:
 //
 //   - Runs: the first event is RUN_STARTED or RUN_ERROR; after RUN_FINISHED
 //     only RUN_STARTED or RUN_ERROR (a RUN_ERROR there leaves the finished

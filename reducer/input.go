@@ -14,7 +14,7 @@ import (
 // InputError reports a run input whose history Input refuses: nothing of it
 // is folded, and a client sends nothing. Match it with errors.As.
 type InputError struct {
-	// Rule is the PROTOCOL.md rule the input breaks: "A1" (two history
+	// Rule is the docs/protocol.md rule the input breaks: "A1" (two history
 	// messages share an id) or "E3" (the state, or a message's content or
 	// metadata, is not a JSON value).
 	Rule string
@@ -37,7 +37,7 @@ func (e *InputError) Error() string {
 }
 
 // Input folds the input of a run about to start into v, as a client holding
-// the conversation does before it sends it (PROTOCOL.md G15): the run's input
+// the conversation does before it sends it (docs/protocol.md G15): the run's input
 // is data, like an event, and the stream that answers it folds onto it.
 //
 //   - in.Messages become the history: folded in order as a MESSAGES_SNAPSHOT

@@ -11,7 +11,7 @@ import (
 	"github.com/agview/agview/internal/persist"
 )
 
-// Runs, steps and subagent invocations (PROTOCOL.md V1–V5, V10, V11, V14,
+// Runs, steps and subagent invocations (docs/protocol.md V1–V5, V10, V11, V14,
 // R5, R7–R10, R14, R17, R19, G10–G13).
 
 func (f *folder) runStarted(e *event.RunStarted) *Violation {

@@ -3,10 +3,10 @@ package reducer
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/jsonstr"
 	"github.com/agview/agview/internal/model"
 	"github.com/agview/agview/internal/persist"
 	"github.com/agview/agview/internal/wire"
@@ -14,7 +14,7 @@ import (
 )
 
 // Messages, tool calls, reasoning, activity and state: verification
-// (PROTOCOL.md V6–V13, R15–R18, R25–R27, G6–G8) and the reference client's
+// (docs/protocol.md V6–V13, R15–R18, R25–R27, G6–G8) and the reference client's
 // apply semantics (§7).
 
 const ruleApply = "G14" // warnings about the message projection
@@ -98,18 +98,18 @@ func content(raw json.RawMessage) (text persist.Text, isText bool, other json.Ra
 		if s, ok := jsonString(raw); ok {
 			return persist.TextOf(s), true, nil
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err == nil {
-			return persist.TextOf(s), true, nil
+		if len(raw) >= 2 && json.Valid(raw) {
+			// Exactly (G19): lone surrogates and bytes that are not UTF-8
+			// are kept, where encoding/json would make them U+FFFD.
+			return persist.TextOf(string(jsonstr.AppendUnquoted(nil, raw[1:len(raw)-1]))), true, nil
 		}
 	}
 	return text, false, bytes.Clone(raw)
 }
 
 // jsonString returns the value of a JSON string literal, and false for
-// anything else or a literal it leaves to encoding/json (invalid UTF-8,
-// which encoding/json replaces, and \u escapes of surrogates, which it
-// pairs or replaces): the result is always what encoding/json gives.
+// anything else or a literal it leaves to content's slow path (invalid
+// UTF-8 and \u escapes of surrogates).
 func jsonString(raw []byte) (string, bool) {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
@@ -192,7 +192,7 @@ func (f *folder) textStart(id string, role *event.Role, name *string, tag model.
 		}
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
-			I: &model.MsgInfo{Tag: tag.Tag(), Name: cloneStr(name), Start: f.index, Meta: model.MetaOf(meta)},
+			I: model.InfoOf(tag.Tag(), cloneStr(name), meta),
 		})
 	}
 	c := f.c()
@@ -295,6 +295,8 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		c.I = &info
 	}
 	c.Status = model.EntClosed
+	// The text is complete: give back the room its buffer kept to grow.
+	c.Text = c.Text.Compact()
 	f.putMsg(o.Loc, &c)
 }
 
@@ -303,18 +305,16 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 
 // call finds tool call id in the message holding it.
 func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok bool) {
-	hid, found := f.st.C.CallLoc.Get(id)
+	at, found := f.st.C.CallLoc.Get(id)
 	if !found {
 		return nil, loc, -1, false
 	}
-	holder, loc, found = f.msg(hid)
+	holder, loc, found = f.msg(at.Msg)
 	if !found {
 		return nil, loc, -1, false
 	}
-	for i, c := range holder.Calls {
-		if c.ID == id {
-			return holder, loc, i, true
-		}
+	if i := holder.Calls.Find(id, at.Idx); i >= 0 {
+		return holder, loc, i, true
 	}
 	return nil, loc, -1, false
 }
@@ -323,22 +323,21 @@ func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok 
 // on a copy. fn may change the call's streamed fields; use changeCallInfo
 // for the rest.
 func (f *folder) changeCall(holder *model.Msg, loc model.Loc, idx int, fn func(*model.Call)) {
-	c := *holder.Calls[idx]
+	c := *holder.Calls.At(idx)
 	fn(&c)
 	f.putCall(holder, loc, idx, &c)
 }
 
 // changeCallInfo is changeCall for the call's info.
 func (f *folder) changeCallInfo(holder *model.Msg, loc model.Loc, idx int, fn func(*model.CallInfo)) {
-	c := holder.Calls[idx].WithInfo()
+	c := holder.Calls.At(idx).WithInfo()
 	fn(c.I)
 	f.putCall(holder, loc, idx, c)
 }
 
 func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Call) {
 	h := *holder
-	h.Calls = slices.Clone(holder.Calls)
-	h.Calls[idx] = c
+	h.Calls = holder.Calls.Set(idx, c)
 	f.putMsg(loc, &h)
 }
 
@@ -389,7 +388,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	}
 	if holder, loc, idx, ok := f.call(id); ok {
 		// Reopening a call a message already holds: no duplicate (§7).
-		c := holder.Calls[idx].WithInfo()
+		c := holder.Calls.At(idx).WithInfo()
 		if c.Name != name {
 			f.warn(ruleApply, "tool call '%s' reopened under the name '%s' (was '%s'); renamed", id, name, c.Name)
 			c.Name = name
@@ -419,19 +418,19 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	idx := 0
 	if exists {
 		h := *tm
-		idx = len(tm.Calls)
-		h.Calls = append(slices.Clip(tm.Calls), c)
+		idx = tm.Calls.Len()
+		h.Calls = tm.Calls.Append(c)
 		h.HasCalls = true
 		f.putMsg(tloc, &h)
 	} else {
 		tloc = f.appendMsg(&model.Msg{
-			ID: target, Role: event.RoleAssistant, Calls: []*model.Call{c}, HasCalls: true,
-			I: &model.MsgInfo{Tag: tag.Tag(), Start: f.index},
+			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
+			I: model.InfoOf(tag.Tag(), nil, nil),
 		})
 		// G6: a message a tool call creates belongs to the call's owner.
 		f.c().MsgOwner = f.st.C.MsgOwner.Set(target, model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
-	f.c().CallLoc = f.st.C.CallLoc.Set(id, target)
+	f.c().CallLoc = f.st.C.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
 	open(tloc, idx)
 	return nil
 }
@@ -442,7 +441,7 @@ func (f *folder) heldCall(id string, o model.OpenCall) (model.Msg, bool) {
 	if !o.Held {
 		return model.Msg{}, false
 	}
-	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < len(h.Calls) && h.Calls[o.Idx].ID == id {
+	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < h.Calls.Len() && h.Calls.At(o.Idx).ID == id {
 		return h, true
 	}
 	return model.Msg{}, false
@@ -465,9 +464,9 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 	if delta == "" && meta == nil {
 		return nil
 	}
-	c := *holder.Calls[idx]
+	c := *holder.Calls.At(idx)
 	if meta != nil {
-		c = *holder.Calls[idx].WithInfo()
+		c = *holder.Calls.At(idx).WithInfo()
 		c.I.Meta = c.I.Meta.Merge(meta)
 	}
 	c.Args = c.Args.Append(delta)
@@ -486,9 +485,9 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 	c := f.c()
 	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
 	if holder, held := f.heldCall(id, o); held {
-		c := *holder.Calls[o.Idx]
+		c := *holder.Calls.At(o.Idx)
 		if meta != nil {
-			c = *holder.Calls[o.Idx].WithInfo()
+			c = *holder.Calls.At(o.Idx).WithInfo()
 			c.I.Meta = c.I.Meta.Merge(meta)
 		}
 		c.Status = model.EntClosed
@@ -509,7 +508,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	}
 	callID := e.ToolCallID
 	m := &model.Msg{ID: e.MessageID, Role: role,
-		I: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Start: f.index, Meta: model.MetaOf(e.Metadata)}}
+		I: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
 	m.Text, m.HasText, m.I.Raw = content(e.Content)
 	f.place(m)
 	// Insert right after the message holding the call, after the tool
@@ -517,6 +516,15 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	holder, hloc, idx, held := f.call(callID)
 	if held && f.st.C.Order.Has(holder.ID) {
 		at := holder.ID
+		// Start from the last result put after this holder, when it is
+		// still there: the tool messages before it follow the holder
+		// already, and walking them again made n results under one
+		// message cost O(n²).
+		if last, ok := f.st.C.ResultAfter.Get(holder.ID); ok && f.st.C.Order.Has(last) {
+			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
+				at = last
+			}
+		}
 		for {
 			next, ok := f.st.C.Order.Next(at)
 			if !ok {
@@ -528,6 +536,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			at = next
 		}
 		f.c().Order = f.st.C.Order.InsertAfter(at, e.MessageID)
+		f.c().ResultAfter = f.st.C.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
 			c.Result, c.HasResult = e.MessageID, true
 			c.ResultContent = bytes.Clone(e.Content)
@@ -616,7 +625,7 @@ func (f *folder) reasoningMsgStart(id string, tag model.Owner, meta json.RawMess
 	} else {
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: event.RoleReasoning, HasText: true, Status: model.EntOpen,
-			I: &model.MsgInfo{Tag: tag.Tag(), Start: f.index, Meta: model.MetaOf(meta)},
+			I: model.InfoOf(tag.Tag(), nil, meta),
 		})
 	}
 	c := f.c()
@@ -715,7 +724,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 	default:
 		f.appendMsg(&model.Msg{
 			ID: e.MessageID, Role: event.RoleActivity,
-			I: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Start: f.index, Meta: model.MetaOf(e.Metadata)},
+			I: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
 		})
 		f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}

@@ -13,7 +13,7 @@ import (
 
 // Reduce verifies e against the protocol rules given v and folds it,
 // returning the next view. On a violation it returns v itself, unchanged,
-// and a *Violation (PROTOCOL.md G1): the event is refused alone and v does
+// and a *Violation (docs/protocol.md G1): the event is refused alone and v does
 // not count it, so a caller that goes on after a violation should use Fold,
 // which does. Warnings (a patch that cannot be applied, an unknown patch
 // operation, decoding warnings e carries) are not errors: they are recorded
@@ -37,7 +37,7 @@ func Reduce(v *view.View, e event.Event) (*view.View, error) {
 // view that counts the refused event and records the violation in its
 // diagnostics but is otherwise v — except that a stale chunk stream the
 // event was refused for (one whose message an explicit end already ended,
-// see PROTOCOL.md §4) is dropped, so that it refuses one event, not every
+// see docs/protocol.md §4) is dropped, so that it refuses one event, not every
 // later one. The error is the *Violation, nil when the event was accepted.
 func Fold(v *view.View, e event.Event) (*view.View, error) {
 	next, viol := fold(v, e)
@@ -49,7 +49,7 @@ func Fold(v *view.View, e event.Event) (*view.View, error) {
 
 // Refuse counts one wire event that could not be folded and records why: an
 // *event.DecodeError is a violation with the error's rule (E3 when it names
-// none); an *event.UnknownTypeError is a warning (PROTOCOL.md G2: unknown
+// none); an *event.UnknownTypeError is a warning (docs/protocol.md G2: unknown
 // event types are skipped), and so is event.ErrEmpty (G18: an empty frame
 // holds no event); any other error is a violation with rule E3. t
 // is the event's wire type when known, else "".
@@ -98,7 +98,7 @@ func refusal(index int, t event.Type, err error) *Violation {
 }
 
 // End records the end of the stream. cause nil: the stream simply ended; a
-// run still open ends "incomplete", with a warning (PROTOCOL.md G12).
+// run still open ends "incomplete", with a warning (docs/protocol.md G12).
 // cause matching context.Canceled or context.DeadlineExceeded (errors.Is):
 // the consumer stopped the stream; a run still open is "cancelled" and its
 // open invocations, messages, tool calls, reasoning and steps are abandoned.

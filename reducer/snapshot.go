@@ -11,7 +11,7 @@ import (
 )
 
 // MESSAGES_SNAPSHOT and RUN_STARTED.input.messages: history that replaces or
-// extends the message list and establishes owners (PROTOCOL.md §7, R25).
+// extends the message list and establishes owners (docs/protocol.md §7, R25).
 
 // fromHistory converts a history message into a view message.
 func (f *folder) fromHistory(hm *event.Message) *model.Msg {
@@ -21,7 +21,7 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 			Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name),
 			ToolCallID: cloneStr(hm.ToolCallID), Error: cloneStr(hm.Error),
 			ActivityType: cloneStr(hm.ActivityType), EncryptedValue: cloneStr(hm.EncryptedValue),
-			Meta: model.MetaOf(hm.Metadata), Start: f.index,
+			Meta: model.MetaOf(hm.Metadata),
 		},
 	}
 	if hm.Role == event.RoleActivity && len(hm.Content) > 0 {
@@ -36,9 +36,8 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 	if hm.ToolCalls != nil {
 		m.HasCalls = true
 		owner := tagOwner(hm.Subagent)
-		m.Calls = make([]*model.Call, 0, len(hm.ToolCalls))
 		for _, tc := range hm.ToolCalls {
-			m.Calls = append(m.Calls, &model.Call{
+			m.Calls = m.Calls.Append(&model.Call{
 				ID: tc.ID, Name: tc.Function.Name, Args: persist.TextOf(tc.Function.Arguments),
 				I: &model.CallInfo{
 					EncryptedValue: cloneStr(tc.EncryptedValue), Meta: model.MetaOf(tc.Metadata),
@@ -66,9 +65,9 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 
 // holdCalls records m as the holder of its tool calls that no message holds.
 func (f *folder) holdCalls(m *model.Msg) {
-	for _, c := range m.Calls {
+	for i, c := range m.Calls.All() {
 		if _, held := f.st.C.CallLoc.Get(c.ID); !held {
-			f.c().CallLoc = f.st.C.CallLoc.Set(c.ID, m.ID)
+			f.c().CallLoc = f.st.C.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
 	}
 }
@@ -104,7 +103,7 @@ func (f *folder) echoInput(msgs []event.Message) {
 		if !ok || m.Role != event.RoleTool || m.I.ToolCallID == nil || *m.I.ToolCallID != *hm.ToolCallID {
 			continue
 		}
-		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls[idx].I.HasResult {
+		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls.At(idx).I.HasResult {
 			content := m.Message().Content
 			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) {
 				c.Result, c.HasResult, c.ResultContent = hm.ID, true, content
@@ -129,7 +128,7 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 				if prior == nil {
 					prior = make(map[string]*model.Call)
 				}
-				prior[tc.ID] = holder.Calls[idx]
+				prior[tc.ID] = holder.Calls.At(idx)
 			}
 		}
 	}
@@ -143,7 +142,7 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 // id → the last tool message naming it). A call the verifier still has
 // open stays open.
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
-	for _, c := range m.Calls { // m is private: its calls may be changed in place
+	for _, c := range m.Calls.All() { // m is private: its calls may be changed in place
 		if old, ok := prior[c.ID]; ok {
 			c.I.Spawned = old.I.Spawned
 			c.I.Result, c.I.HasResult, c.I.ResultContent = old.I.Result, old.I.HasResult, old.I.ResultContent
@@ -193,7 +192,8 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 
 	old := f.st.C.Order
 	f.c().Order = persist.Seq{}
-	f.c().CallLoc = persist.Map[string]{}
+	f.c().ResultAfter = persist.Map[string]{}
+	f.c().CallLoc = persist.Map[model.CallLoc]{}
 	for id := range old.All() {
 		m, loc, ok := f.msg(id)
 		if !ok {

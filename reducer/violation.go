@@ -6,12 +6,12 @@ import (
 	"github.com/agview/agview/event"
 )
 
-// Violation reports a refused event: the rule it breaks (a PROTOCOL.md id
+// Violation reports a refused event: the rule it breaks (a docs/protocol.md id
 // such as R15, V7, A1, G9, or the decoder's E3/R1/R3/R4), the index of the
 // wire event in the stream, its wire type, and a message naming the ids
 // involved. Match it with errors.As.
 type Violation struct {
-	// Rule is the PROTOCOL.md rule id.
+	// Rule is the docs/protocol.md rule id.
 	Rule string
 	// Index is the index of the wire event in the stream (0-based): the
 	// view's EventCount when the event came.

@@ -4,7 +4,7 @@
 // them.
 //
 // A Store starts from an empty view (or Options.Initial). Feed it with
-// Input for the input of each run a client sends (its history, PROTOCOL.md
+// Input for the input of each run a client sends (its history, docs/protocol.md
 // G15: package client does this), Dispatch for every decoded event, Refuse
 // for every wire event that did not decode, and End when the stream is over:
 //
@@ -29,7 +29,7 @@
 //
 // The store re-implements no protocol rule: a refused event is refused by the
 // reducer, which records it in the view's diagnostics; the store keeps going
-// with the next event (PROTOCOL.md G1). Whoever wants to stop at the first
+// with the next event (docs/protocol.md G1). Whoever wants to stop at the first
 // violation stops calling Dispatch.
 //
 // # Subscriptions

@@ -200,7 +200,7 @@ func (s *Store) Input(in *event.RunAgentInput) error {
 
 // End records the end of the stream (reducer.End): cause nil means the stream
 // ended; an error matching io.EOF means it ended cleanly, though not as its
-// format says (recorded as a warning, PROTOCOL.md G18); a context error means
+// format says (recorded as a warning, docs/protocol.md G18); a context error means
 // it was cancelled; any other error means the transport broke, which fails
 // the open run and abandons its open invocations. It returns ErrClosed after Close, a *PanicError if the reducer
 // panicked (the view is then unchanged), else nil.

@@ -9,7 +9,7 @@ import (
 	"github.com/agview/agview/internal/chunk"
 )
 
-// ChunkError reports a chunk that PROTOCOL.md §4 refuses to expand (the
+// ChunkError reports a chunk that docs/protocol.md §4 refuses to expand (the
 // reference client fails the run there; package reducer refuses the event
 // with rule G9). ExpandChunks yields it in the chunk's place and goes on.
 type ChunkError struct {
@@ -21,11 +21,11 @@ type ChunkError struct {
 
 // Error returns the chunk type and the reason.
 func (e *ChunkError) Error() string {
-	return "transform: " + string(e.Type) + ": " + e.Reason + " (PROTOCOL.md §4)"
+	return "transform: " + string(e.Type) + ": " + e.Reason + " (docs/protocol.md §4)"
 }
 
 // ExpandChunks returns seq with every chunk event replaced by the explicit
-// START, CONTENT/ARGS and END events it stands for (PROTOCOL.md §4, as
+// START, CONTENT/ARGS and END events it stands for (docs/protocol.md §4, as
 // package reducer folds them); every other event and every error passes
 // through, preceded by the END events of the chunk streams it closes. A
 // chunk §4 refuses is yielded as a *ChunkError. The chunk streams still

@@ -12,7 +12,7 @@
 //
 // ExpandChunks replaces the chunk shorthand (TEXT_MESSAGE_CHUNK,
 // TOOL_CALL_CHUNK, REASONING_MESSAGE_CHUNK) by the explicit events it stands
-// for, exactly as PROTOCOL.md §4 says and package reducer folds it: one lane
+// for, exactly as docs/protocol.md §4 says and package reducer folds it: one lane
 // per owner, a chunk's lane found by its id, its tag, or the parent's or the
 // sole open lane; START, CONTENT and END synthesized with the lane owner's
 // tag. A chunk the rules refuse (no id on a stream's first chunk, a tag or
@@ -20,7 +20,7 @@
 // chunk) is yielded in its place as a *ChunkError, and the stream goes on.
 //
 // HideSubagents gives the stream a consumer older than subagent support
-// can read (PROTOCOL.md R28, seed 002's SubagentVisibility transformer).
+// can read (docs/protocol.md R28, the subagent module seed's (docs/protocol.md §5) SubagentVisibility transformer).
 // Such a consumer fails to decode the three lifecycle events, and without
 // attribution it can no longer keep concurrent invocations apart, so
 // HideSubagents:

@@ -13,7 +13,7 @@ import (
 // run with input peer: HideSubagents when the protocol version it declares
 // (RunAgentInput.protocolVersion; none, or a nil peer, counts as a peer
 // before 1.0) predates subagent support (see SupportsSubagents), else the
-// identity. It is seed 002's SubagentVisibility transformer.
+// identity. It is the subagent module seed's (docs/protocol.md §5) SubagentVisibility transformer.
 func SubagentVisibility(peer *event.RunAgentInput) func(iter.Seq2[event.Event, error]) iter.Seq2[event.Event, error] {
 	if peer != nil && peer.ProtocolVersion != nil && SupportsSubagents(*peer.ProtocolVersion) {
 		return func(seq iter.Seq2[event.Event, error]) iter.Seq2[event.Event, error] { return seq }
@@ -23,7 +23,7 @@ func SubagentVisibility(peer *event.RunAgentInput) func(iter.Seq2[event.Event, e
 
 // lastWithoutSubagents is the last protocol version without subagent
 // support: the reference client strips subagent data for a peer pinned at or
-// below it (PROTOCOL.md R28).
+// below it (docs/protocol.md R28).
 var lastWithoutSubagents = []int{0, 0, 57}
 
 // SupportsSubagents reports whether a peer that declared protocol version
@@ -68,7 +68,7 @@ func SupportsSubagents(version string) bool {
 }
 
 // HideSubagents returns seq as a consumer older than subagent support must
-// see it (PROTOCOL.md R28; see the package documentation for what it does
+// see it (docs/protocol.md R28; see the package documentation for what it does
 // and why): chunks expanded, each owner's steps kept apart, every
 // subagentRunId removed, SUBAGENT_STARTED dropped, SUBAGENT_FINISHED (with a
 // result or an outcome) and SUBAGENT_ERROR replaced by a CUSTOM event of the

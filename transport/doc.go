@@ -43,7 +43,7 @@
 // frame ends with KindTruncated.
 //
 // An SSE stream (live or recorded) may end not quite as the format says,
-// and PROTOCOL.md G18 tolerates it, as the reference client does: a last
+// and docs/protocol.md G18 tolerates it, as the reference client does: a last
 // event without its blank line (or its last line without a line ending) is
 // dispatched when its data is one complete JSON value; a last line that holds
 // no data (a comment, a stray field, junk) is ignored. Such a stream, its
@@ -81,7 +81,7 @@
 //
 // # Protobuf framing
 //
-// AG-UI's binary encoding (PROTOCOL.md §2.4), media type
+// AG-UI's binary encoding (docs/protocol.md §2.4), media type
 // application/vnd.ag-ui.event+proto: each frame is a 4-byte big-endian length
 // and one ag_ui.Event message, decoded with event.DecodeProto into the same
 // events as JSON. Options.Encoding asks for it over HTTP:

@@ -55,7 +55,7 @@ const (
 	// there what counts). Error.Idle holds the timeout.
 	KindIdle
 	// KindUnterminated is not a failure: the SSE stream ended cleanly but not
-	// as the format says (PROTOCOL.md G18). Its last event had no blank line
+	// as the format says (docs/protocol.md G18). Its last event had no blank line
 	// (or its last line no line ending) and was dispatched, its data being
 	// one complete JSON value; or its last line held no data (a comment, a
 	// stray field, junk) and was ignored. Error.Err says which, and matches

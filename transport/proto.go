@@ -14,7 +14,7 @@ import (
 )
 
 // MediaTypeProto is the media type of AG-UI's protobuf framing,
-// application/vnd.ag-ui.event+proto (PROTOCOL.md §2.4).
+// application/vnd.ag-ui.event+proto (docs/protocol.md §2.4).
 const MediaTypeProto = event.MediaTypeProto
 
 // Encoding is what an SSE source asks the agent to answer in: it sets the

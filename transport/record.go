@@ -33,7 +33,7 @@ const (
 	FormatJSONArray
 	// FormatProto is the protobuf framing of an
 	// application/vnd.ag-ui.event+proto response: each event is a 4-byte
-	// big-endian length and one ag_ui.Event message (PROTOCOL.md §2.4).
+	// big-endian length and one ag_ui.Event message (docs/protocol.md §2.4).
 	FormatProto
 )
 

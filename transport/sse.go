@@ -110,7 +110,7 @@ func WriteSSE(w io.Writer, ev SSEEvent) error {
 // input that ends inside an event (an unterminated final line, or data lines
 // without the blank line that dispatches them) ends the stream with a
 // KindTruncated error; the event is not dispatched. (The AG-UI sources of
-// this package, SSE and recorded SSE text, are lenient there as PROTOCOL.md
+// this package, SSE and recorded SSE text, are lenient there as docs/protocol.md
 // G18 says: see the package documentation.)
 //
 // A decoder reads in blocks of up to 64 KiB and keeps at most
@@ -228,7 +228,7 @@ type sseParser struct {
 	fix      []byte
 
 	// lenient: at the end of the stream, dispatch or ignore what is pending
-	// as PROTOCOL.md G18 says (AG-UI framing) instead of reporting it as
+	// as docs/protocol.md G18 says (AG-UI framing) instead of reporting it as
 	// truncated (the bare WHATWG parser). note then says what was tolerated.
 	lenient bool
 	note    string
@@ -418,7 +418,7 @@ func (p *sseParser) atEnd() error {
 }
 
 // lenientEnd ends a stream whose last line has no line ending or whose last
-// event has no blank line (PROTOCOL.md G18): the pending line is processed
+// event has no blank line (docs/protocol.md G18): the pending line is processed
 // as if it ended; pending data that is one complete JSON value is dispatched
 // (nil), an empty one or none at all is ignored (io.EOF), and anything else
 // is a truncation. p.note says what was tolerated.

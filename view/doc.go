@@ -10,7 +10,7 @@
 //     carrying the subagent that raised it), and the token usage it reported
 //     ([Run.Usage], summed by [Run.Tokens]).
 //   - [View.Thread]: the conversation's thread, from the run input a client
-//     folded before its run (reducer.Input, PROTOCOL.md G15).
+//     folded before its run (reducer.Input, docs/protocol.md G15).
 //   - The invocation tree: [View.Root] is the parent agent, [View.Invocation]
 //     finds a subagent invocation by id and [View.Invocations] lists them in
 //     the order they were first seen. Each [Invocation] has its id, name
@@ -37,7 +37,10 @@
 // [View.MarshalJSON] writes one JSON object with these keys, always present
 // and always in this order ([View.WriteJSON] writes the same bytes to an
 // io.Writer as it goes, for a view too large to hold twice); agview replay
-// --json prints it and golden tests compare it, so it is stable:
+// --json prints it and golden tests compare it, so it is stable. Strings are
+// written exactly as they came (docs/protocol.md G19): a lone surrogate as its
+// escape ("k\ud800", never "k\ufffd"), a surrogate pair that arrived split
+// across two deltas as its one character.
 //
 //	{
 //	  "events": 12,                    // wire events seen (folded, refused or skipped)
@@ -77,7 +80,7 @@
 // run is the index in runs of the run in which the invocation was first
 // seen ([Invocation.RunIndex]), -1 for a subagent known only from history a
 // client sent before the first run. An id names one invocation per run, but a
-// later run may reuse an id for a new invocation (PROTOCOL.md G10): two
+// later run may reuse an id for a new invocation (docs/protocol.md G10): two
 // entries then share a subagentRunId and differ in run. children lists the
 // ids of the invocations this one spawned, in start order; when an id
 // repeats there, its occurrences refer, in order, to the invocations with

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/agview/agview/internal/jsonstr"
 	"iter"
 	"slices"
 
@@ -141,7 +142,7 @@ func (i *Invocation) Status() Status { return Status(i.d().Status.String()) }
 // of a client's run input, reducer.Input, the run before it, -1 before the
 // first run). It stays the
 // same when a later run continues a suspended invocation, and tells apart
-// the invocations of an id reused in a later run (PROTOCOL.md G10). The
+// the invocations of an id reused in a later run (docs/protocol.md G10). The
 // root returns 0: the parent agent takes part in every run.
 func (i *Invocation) RunIndex() int { return i.inf().Run }
 
@@ -237,7 +238,7 @@ func toolCallOf(c *model.Call, holder string) ToolCall {
 	tc := ToolCall{
 		ID:             c.ID,
 		Name:           c.Name,
-		Arguments:      c.Args.String(),
+		Arguments:      jsonstr.Join(c.Args.String()), // a pair split across deltas is one character (G19)
 		MessageID:      holder,
 		Status:         entityStatus(c.Status),
 		Subagents:      slices.Clone(c.I.Spawned),
@@ -255,7 +256,7 @@ func toolCallOf(c *model.Call, holder string) ToolCall {
 func (i *Invocation) ToolCalls() []ToolCall {
 	var out []ToolCall
 	for m := range i.msgs() {
-		for _, c := range m.Calls {
+		for _, c := range m.Calls.All() {
 			out = append(out, toolCallOf(c, m.ID))
 		}
 	}
@@ -302,7 +303,7 @@ func (i *Invocation) Reasoning() []Reasoning {
 		}
 		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.I.EncryptedValue)}
 		if m.HasText {
-			r.Content = m.Text.String()
+			r.Content = jsonstr.Join(m.Text.String())
 		}
 		out = append(out, r)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/jsonstr"
 	"github.com/agview/agview/internal/model"
 )
 
@@ -14,8 +15,8 @@ import (
 // messages, state, pendingInterrupts, runs, invocations, diagnostics.
 
 type jsonRun struct {
-	ThreadID string                    `json:"threadId"`
-	RunID    string                    `json:"runId"`
+	ThreadID exact                     `json:"threadId"`
+	RunID    exact                     `json:"runId"`
 	Status   RunStatus                 `json:"status"`
 	Outcome  *event.RunFinishedOutcome `json:"outcome"`
 	Result   json.RawMessage           `json:"result"`
@@ -26,22 +27,22 @@ type jsonRun struct {
 }
 
 type jsonError struct {
-	Message string  `json:"message"`
-	Code    *string `json:"code"`
+	Message exact  `json:"message"`
+	Code    *exact `json:"code"`
 }
 
 type jsonInvocation struct {
-	SubagentRunID       string                 `json:"subagentRunId"`
+	SubagentRunID       exact                  `json:"subagentRunId"`
 	Run                 int                    `json:"run"`
-	Name                string                 `json:"name"`
-	Description         *string                `json:"description"`
+	Name                exact                  `json:"name"`
+	Description         *exact                 `json:"description"`
 	Status              Status                 `json:"status"`
-	ParentSubagentRunID *string                `json:"parentSubagentRunId"`
-	ParentToolCallID    *string                `json:"parentToolCallId"`
-	ParentMessageID     *string                `json:"parentMessageId"`
-	Children            []string               `json:"children"`
-	MessageIDs          []string               `json:"messageIds"`
-	ToolCallIDs         []string               `json:"toolCallIds"`
+	ParentSubagentRunID *exact                 `json:"parentSubagentRunId"`
+	ParentToolCallID    *exact                 `json:"parentToolCallId"`
+	ParentMessageID     *exact                 `json:"parentMessageId"`
+	Children            []exact                `json:"children"`
+	MessageIDs          []exact                `json:"messageIds"`
+	ToolCallIDs         []exact                `json:"toolCallIds"`
 	Steps               []jsonStep             `json:"steps"`
 	Outcome             *event.SubagentOutcome `json:"outcome"`
 	Result              json.RawMessage        `json:"result"`
@@ -49,7 +50,7 @@ type jsonInvocation struct {
 }
 
 type jsonStep struct {
-	Name   string       `json:"name"`
+	Name   exact        `json:"name"`
 	Status EntityStatus `json:"status"`
 }
 
@@ -58,14 +59,30 @@ type jsonDiagnostic struct {
 	Kind    DiagKind   `json:"kind"`
 	Rule    string     `json:"rule"`
 	Type    event.Type `json:"type"`
-	Message string     `json:"message"`
+	Message exact      `json:"message"`
+}
+
+// exact is a string of the JSON form, written exactly (docs/protocol.md G19): a
+// lone surrogate as its escape, where encoding/json writes U+FFFD and so
+// makes distinct ids equal.
+type exact string
+
+// MarshalJSON implements json.Marshaler.
+func (s exact) MarshalJSON() ([]byte, error) { return jsonstr.Append(nil, string(s), jsonstr.JS), nil }
+
+func exacts(ss []string) []exact {
+	out := make([]exact, len(ss))
+	for i, s := range ss {
+		out[i] = exact(s)
+	}
+	return out
 }
 
 func jsonErrorOf(e *model.ErrorInfo) *jsonError {
 	if e == nil {
 		return nil
 	}
-	return &jsonError{Message: e.Message, Code: e.Code}
+	return &jsonError{Message: exact(e.Message), Code: (*exact)(e.Code)}
 }
 
 // MarshalJSON returns the view's stable JSON form, documented in the package
@@ -106,7 +123,7 @@ func (v *View) WriteJSON(w io.Writer) error {
 	for r := range st.C.Runs.Values() {
 		jw.sep(&first)
 		jw.value(&jsonRun{
-			ThreadID: r.ThreadID, RunID: r.RunID, Status: RunStatus(r.Status),
+			ThreadID: exact(r.ThreadID), RunID: exact(r.RunID), Status: RunStatus(r.Status),
 			Outcome: r.Outcome, Result: r.Result, Error: jsonErrorOf(r.Err), Usage: r.Usage,
 		})
 	}
@@ -114,19 +131,19 @@ func (v *View) WriteJSON(w io.Writer) error {
 	first = true
 	// One jsonInvocation, its id lists reused: encoding 100,000 invocations
 	// allocates little more than their children lists.
-	j := jsonInvocation{MessageIDs: []string{}, ToolCallIDs: []string{}, Steps: []jsonStep{}}
+	j := jsonInvocation{MessageIDs: []exact{}, ToolCallIDs: []exact{}, Steps: []jsonStep{}}
 	for n := range st.EachInv {
 		inv := (*Invocation)(n)
 		d := n.D().I
-		j.SubagentRunID = d.ID
+		j.SubagentRunID = exact(d.ID)
 		j.Run = d.Run
-		j.Name = inv.Name()
-		j.Description = d.Description
+		j.Name = exact(inv.Name())
+		j.Description = (*exact)(d.Description)
 		j.Status = Status(n.D().Status.String())
-		j.ParentSubagentRunID = d.ParentSub
-		j.ParentToolCallID = d.ParentTool
-		j.ParentMessageID = d.ParentMsg
-		j.Children = nonNil(d.Children.Slice())
+		j.ParentSubagentRunID = (*exact)(d.ParentSub)
+		j.ParentToolCallID = (*exact)(d.ParentTool)
+		j.ParentMessageID = (*exact)(d.ParentMsg)
+		j.Children = exacts(d.Children.Slice())
 		j.MessageIDs = j.MessageIDs[:0]
 		j.ToolCallIDs = j.ToolCallIDs[:0]
 		j.Steps = j.Steps[:0]
@@ -134,13 +151,13 @@ func (v *View) WriteJSON(w io.Writer) error {
 		j.Result = d.Result
 		j.Error = jsonErrorOf(d.Err)
 		for m := range inv.msgs() {
-			j.MessageIDs = append(j.MessageIDs, m.ID)
-			for _, c := range m.Calls {
-				j.ToolCallIDs = append(j.ToolCallIDs, c.ID)
+			j.MessageIDs = append(j.MessageIDs, exact(m.ID))
+			for _, c := range m.Calls.All() {
+				j.ToolCallIDs = append(j.ToolCallIDs, exact(c.ID))
 			}
 		}
 		for s := range d.Steps.Values() {
-			j.Steps = append(j.Steps, jsonStep{Name: s.Name, Status: entityStatus(s.Status)})
+			j.Steps = append(j.Steps, jsonStep{Name: exact(s.Name), Status: entityStatus(s.Status)})
 		}
 		jw.sep(&first)
 		jw.value(&j)
@@ -149,7 +166,7 @@ func (v *View) WriteJSON(w io.Writer) error {
 	first = true
 	for d := range st.C.Diags.Values() {
 		jw.sep(&first)
-		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: d.Message})
+		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}
 	jw.raw(`]}`)
 	return jw.err
@@ -188,11 +205,4 @@ func (j *jsonWriter) sep(first *bool) {
 		j.raw(",")
 	}
 	*first = false
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -79,7 +79,7 @@ func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
 
 // Invocation returns the subagent invocation with the given subagentRunId, or
 // nil if no event has named it. When an id was reused for a new invocation in
-// a later run (PROTOCOL.md G10) it returns the latest one. Invocation("")
+// a later run (docs/protocol.md G10) it returns the latest one. Invocation("")
 // returns the subagent whose id is "" if there is one, else the root.
 //
 // The pointer is shared between successive views while the invocation is
@@ -138,7 +138,7 @@ func (v *View) ChangedSince(old *View) iter.Seq[*Invocation] {
 func (v *View) InvocationCount() int { return v.st().NInvs() }
 
 // Messages iterates the AG-UI message list exactly as the reference client
-// builds it (PROTOCOL.md §7, G14): protocol order, each message carrying its
+// builds it (docs/protocol.md §7, G14): protocol order, each message carrying its
 // subagentRunId. Each message yielded owns its memory.
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
@@ -203,18 +203,16 @@ func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {
 	st := v.st()
-	holder, ok := st.C.CallLoc.Get(id)
+	at, ok := st.C.CallLoc.Get(id)
 	if !ok {
 		return ToolCall{}, false
 	}
-	m := msgAt(st, holder)
+	m := msgAt(st, at.Msg)
 	if m == nil {
 		return ToolCall{}, false
 	}
-	for _, c := range m.Calls {
-		if c.ID == id {
-			return toolCallOf(c, m.ID), true
-		}
+	if i := m.Calls.Find(id, at.Idx); i >= 0 {
+		return toolCallOf(m.Calls.At(i), m.ID), true
 	}
 	return ToolCall{}, false
 }
@@ -418,7 +416,7 @@ type Diagnostic struct {
 	// stream: the number of events).
 	Index int
 	Kind  DiagKind
-	// Rule is the PROTOCOL.md rule id (R15, V7, A1, G8, E3, …).
+	// Rule is the docs/protocol.md rule id (R15, V7, A1, G8, E3, …).
 	Rule string
 	// Type is the wire type of the event concerned; "" when unknown.
 	Type event.Type

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"iter"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -392,4 +395,122 @@ func TestBrowserStop(t *testing.T) {
 	run, ok := v.LastRun()
 	require.True(t, ok)
 	assert.Equal(t, view.RunCancelled, run.Status)
+}
+
+// domScroll is the parent's timeline as the page shows it.
+type domScroll struct {
+	Msgs   int    `json:"msgs"`   // messages in the timeline
+	Top    int    `json:"top"`    // scrollTop
+	Client int    `json:"client"` // clientHeight
+	Height int    `json:"height"` // scrollHeight
+	Above  string `json:"above"`  // the "more above" marker's text, "" when hidden
+	Below  string `json:"below"`  // the "more below" marker's text, "" when hidden
+}
+
+// scrollJS reads the parent's timeline two frames after it is called, once
+// the page has laid out and scrolled it.
+const scrollJS = `new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
+	const it = document.querySelector('.pane[data-root="true"] > .items');
+	const shown = sel => { const m = it.querySelector(sel); return m && m.checkVisibility() ? m.textContent : ''; };
+	done({
+		msgs: it.querySelectorAll(':scope > .msg').length,
+		top: Math.round(it.scrollTop),
+		client: it.clientHeight,
+		height: it.scrollHeight,
+		above: shown(':scope > .more.above'),
+		below: shown(':scope > .more.below'),
+	});
+})))`
+
+// TestBrowserScroll: a pane's timeline reads like a chat log. It opens at
+// its top, saying that more is below; scrolled to its end it follows new
+// content and says that more is above; scrolled up it stays where the user
+// reads as content arrives.
+func TestBrowserScroll(t *testing.T) {
+	ctx := testCtx(t)
+	tab := browser(t, ctx)
+	var runs atomic.Int32
+	script := agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		run := runs.Add(1)
+		n := 3
+		if run == 1 {
+			n = 30 // far more than the timeline shows
+		}
+		evs := []event.Event{&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}}
+		for i := range n {
+			id := fmt.Sprintf("m-%s-%d", in.RunID, i)
+			evs = append(evs,
+				&event.TextMessageStart{MessageID: id, Role: event.Ptr(event.RoleAssistant)},
+				&event.TextMessageContent{MessageID: id, Delta: fmt.Sprintf("Answer %d of run %d.", i+1, run)},
+				&event.TextMessageEnd{MessageID: id},
+			)
+		}
+		evs = append(evs, &event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		return agenttest.Events(evs...).Frames(in)
+	})
+	e := newEnv(t, script, nil, nil)
+	info := e.start(t, `{"message":"Tell me everything."}`)
+	_, err := e.svc.Wait(ctx, info.ID)
+	require.NoError(t, err)
+
+	// timeline waits until the parent's timeline shows msgs messages.
+	timeline := func(msgs int) domScroll {
+		t.Helper()
+		for {
+			s, err := chromedp.Run(tab, chromedp.Evaluate[domScroll](scrollJS, chromedp.EvalAwaitPromise))
+			require.NoError(t, err)
+			if s.Msgs == msgs {
+				return s
+			}
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+				t.Fatalf("the timeline never showed %d messages: %+v", msgs, s)
+			}
+		}
+	}
+	scroll := func(to string) {
+		t.Helper()
+		_, err := chromedp.Run(tab, chromedp.Evaluate[any](`(() => { const it = document.querySelector('.pane[data-root="true"] > .items'); it.scrollTop = `+to+`; })()`))
+		require.NoError(t, err)
+	}
+	next := func(message string) {
+		t.Helper()
+		res, err := http.Post(e.ts.URL+"/threads/"+info.ID+"/runs", "application/json", strings.NewReader(`{"message":"`+message+`"}`))
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusAccepted, res.StatusCode, "POST /threads/{id}/runs")
+		_, err = e.svc.Wait(ctx, info.ID)
+		require.NoError(t, err)
+	}
+
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.Navigate(e.ts.URL+info.Page),
+		chromedp.WaitVisible(`body[data-status="finished"] .pane[data-root="true"]`),
+	))
+	s := timeline(31)
+	require.Greater(t, s.Height, s.Client, "the timeline overflows: %+v", s)
+	assert.Zero(t, s.Top, "a timeline opens at its top: %+v", s)
+	assert.Empty(t, s.Above, "nothing is above the top: %+v", s)
+	assert.Regexp(t, `^↓ \d+ more$`, s.Below, "the timeline says more is below: %+v", s)
+
+	// Scrolled to its end, it follows new content.
+	scroll("it.scrollHeight")
+	s = timeline(31)
+	assert.Empty(t, s.Below, "nothing is below the end: %+v", s)
+	next("More.")
+	s = timeline(35)
+	assert.GreaterOrEqual(t, s.Top+s.Client, s.Height-8, "a timeline scrolled to its end follows new content: %+v", s)
+	assert.Regexp(t, `^↑ \d+ earlier$`, s.Above, "the timeline says more is above: %+v", s)
+	assert.Empty(t, s.Below, "nothing is below the end: %+v", s)
+
+	// Scrolled up, it stays where the user reads.
+	scroll("120")
+	s = timeline(35)
+	require.Equal(t, 120, s.Top)
+	next("Even more.")
+	s = timeline(39)
+	assert.Equal(t, 120, s.Top, "a timeline the user scrolled up does not move: %+v", s)
+	assert.Regexp(t, `^↑ \d+ earlier$`, s.Above, "%+v", s)
+	assert.Regexp(t, `^↓ \d+ more$`, s.Below, "the timeline says more is below: %+v", s)
 }

@@ -11,7 +11,7 @@ import (
 // demoAgent is the agent the service starts when it is given none:
 // agenttest's demo swarm, made to answer the question it is asked. The swarm
 // echoes a built-in question in RUN_STARTED.input, which the thread's view
-// would add to its history as a second user message (PROTOCOL.md G15: an
+// would add to its history as a second user message (docs/protocol.md G15: an
 // echoed message the client does not hold is added), and puts it in its
 // state; demoAgent echoes the input it was sent instead (as CopilotKit's
 // runtime does), and puts the input's last user message in the state's

@@ -251,7 +251,7 @@ func (h *hub) render() {
 	add(h.v.Root())
 	for inv := range h.v.Invocations() {
 		// When an id was reused for a new invocation in a later run
-		// (PROTOCOL.md G10), its pane shows the latest one.
+		// (docs/protocol.md G10), its pane shows the latest one.
 		if latest := h.v.Invocation(inv.ID()); latest != nil && !latest.IsRoot() {
 			inv = latest
 		}

@@ -77,7 +77,7 @@ func (t *thread) records(ctx context.Context) iter.Seq2[event.Event, error] {
 // sent them, re-emitted as SSE for a consumer older than subagent support:
 // transform.HideSubagents expands chunks, keeps each owner's steps apart,
 // drops every subagentRunId and the SUBAGENT_* events, leaving a CUSTOM
-// trace of a subagent's error or result (PROTOCOL.md R28, the
+// trace of a subagent's error or result (docs/protocol.md R28, the
 // SubagentVisibility transformer). It replays what was sent so far, then
 // follows the thread live, and ends when its run ends.
 // A frame that did not decode, and a broken stream, become SSE comments,

@@ -102,7 +102,7 @@ type PaneItem struct {
 	Args string `json:"args,omitempty"`
 	// Status is a text or reasoning message's status: open while it
 	// streams, then closed, or abandoned when it was cut off (its run
-	// errored, its transport broke or its stream was cancelled, PROTOCOL.md
+	// errored, its transport broke or its stream was cancelled, docs/protocol.md
 	// G11). For a tool call: open while its arguments stream, then closed,
 	// or abandoned. Absent for result and activity items.
 	Status view.EntityStatus `json:"status,omitempty"`
@@ -309,7 +309,7 @@ type RunUsage struct {
 type HeaderDiagnostic struct {
 	Index   int           `json:"index"`   // the event's index in the stream
 	Kind    view.DiagKind `json:"kind"`    // violation or warning
-	Rule    string        `json:"rule"`    // the PROTOCOL.md rule id
+	Rule    string        `json:"rule"`    // the docs/protocol.md rule id
 	Type    event.Type    `json:"type"`    // the event's wire type; "" when unknown
 	Message string        `json:"message"` // what, where and why
 }

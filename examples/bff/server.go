@@ -320,7 +320,7 @@ func (s *Server) Next(ctx context.Context, id string, req NextRequest) (ThreadIn
 // Stop cancels the run in progress on thread id, whichever replica runs it:
 // this one cancels its own; another is asked to over the journal's NATS
 // connection (ErrElsewhere when the journal has none). The run ends
-// cancelled (PROTOCOL.md G11: what it streamed is kept, its open
+// cancelled (docs/protocol.md G11: what it streamed is kept, its open
 // invocations abandoned). It returns ErrNotRunning when no run is in
 // progress.
 func (s *Server) Stop(ctx context.Context, id string) (ThreadInfo, error) {

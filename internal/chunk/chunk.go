@@ -1,5 +1,5 @@
 // Package chunk holds what the two expansions of the chunk shorthand
-// (PROTOCOL.md §4) share: the reducer's, which folds chunks into a view,
+// (docs/protocol.md §4) share: the reducer's, which folds chunks into a view,
 // and package transform's, which turns them into explicit events.
 //
 // # Concurrency

@@ -32,8 +32,8 @@ func (m *Msg) Message() event.Message {
 		out.Content = bytes.Clone(i.Raw)
 	}
 	if m.HasCalls {
-		out.ToolCalls = make([]event.ToolCall, 0, len(m.Calls))
-		for _, c := range m.Calls {
+		out.ToolCalls = make([]event.ToolCall, 0, m.Calls.Len())
+		for _, c := range m.Calls.All() {
 			out.ToolCalls = append(out.ToolCalls, c.ToolCall())
 		}
 	}
@@ -45,7 +45,7 @@ func (c *Call) ToolCall() event.ToolCall {
 	return event.ToolCall{
 		ID:             c.ID,
 		Type:           "function",
-		Function:       event.FunctionCall{Name: c.Name, Arguments: c.Args.String()},
+		Function:       event.FunctionCall{Name: c.Name, Arguments: jsonstr.Join(c.Args.String())},
 		EncryptedValue: cloneStr(c.I.EncryptedValue),
 		Metadata:       c.I.Meta.JSON(),
 	}

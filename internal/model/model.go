@@ -160,7 +160,7 @@ func (i *Inv) Clone() *Inv { return &Inv{d: i.d} }
 // D returns the node's data. Callers must not write through it.
 func (i *Inv) D() *InvData { return &i.d }
 
-// Phase is where the stream is in the run lifecycle (PROTOCOL.md V1–V4).
+// Phase is where the stream is in the run lifecycle (docs/protocol.md V1–V4).
 type Phase uint8
 
 // Phases.
@@ -267,7 +267,7 @@ func (o Owner) Quoted() string {
 }
 
 // Kind is the kind of a message for the rule "one id, one message"
-// (PROTOCOL.md G7).
+// (docs/protocol.md G7).
 type Kind uint8
 
 // Message kinds.
@@ -321,6 +321,14 @@ type Loc struct {
 	Pos int
 }
 
+// CallLoc locates a tool call: the id of the message holding it and its
+// index in that message's calls. A message's calls are only ever appended
+// to, so the index stays right while the message holds the call.
+type CallLoc struct {
+	Msg string
+	Idx int
+}
+
 // SpanLoc is an open reasoning span: its owner and where its record is.
 type SpanLoc struct {
 	Owner Owner
@@ -336,7 +344,7 @@ type StepLoc struct {
 	Pos   int
 }
 
-// LaneKind is the kind of a pending chunk stream (PROTOCOL.md §4).
+// LaneKind is the kind of a pending chunk stream (docs/protocol.md §4).
 type LaneKind uint8
 
 // Lane kinds.
@@ -376,7 +384,7 @@ type OpenCall struct {
 }
 
 // RunScope is the verifier bookkeeping that resets at every RUN_STARTED
-// (PROTOCOL.md V5): open entities, steps, subagent lifecycle, chunk lanes.
+// (docs/protocol.md V5): open entities, steps, subagent lifecycle, chunk lanes.
 type RunScope struct {
 	OpenText  persist.Map[Open]     // text message id → owner, where
 	OpenTool  persist.Map[OpenCall] // tool call id → owner, where
@@ -393,7 +401,7 @@ type RunScope struct {
 }
 
 // Thinking is the translation state of the deprecated THINKING_* events
-// (PROTOCOL.md §3.8): the ids minted for the open span and message.
+// (docs/protocol.md §3.8): the ids minted for the open span and message.
 type Thinking struct {
 	Span    string
 	SpanSet bool
@@ -562,9 +570,12 @@ type Cold struct {
 	// message holds each tool call.
 	Order   persist.Seq
 	MsgLoc  persist.Map[Loc]
-	CallLoc persist.Map[string] // tool call id → holding message id
+	CallLoc persist.Map[CallLoc] // tool call id → where it is held
+	// ResultAfter: assistant message id → the last tool result inserted
+	// after it (a hint: the tool messages up to it follow the message).
+	ResultAfter persist.Map[string]
 
-	// Owners, kept for the whole stream (PROTOCOL.md G6).
+	// Owners, kept for the whole stream (docs/protocol.md G6).
 	MsgOwner  persist.Map[OwnerRec]
 	CallOwner persist.Map[Owner]
 	SpanOwner persist.Map[Owner]
@@ -826,10 +837,9 @@ type Msg struct {
 	Status  EntStatus
 
 	// HasCalls: the toolCalls key is present (it may be empty). Calls are an
-	// assistant message's tool calls: an immutable slice, copied on write (a
-	// message holds few calls).
+	// assistant message's tool calls (see CallList).
 	HasCalls bool
-	Calls    []*Call
+	Calls    CallList
 
 	I *MsgInfo
 }
@@ -846,7 +856,21 @@ type MsgInfo struct {
 	ActivityType   *string
 	EncryptedValue *string
 	Meta           Meta
-	Start          int // index of the event that created it
+}
+
+// plainInfo is the info of every untagged message that has no name,
+// metadata or other member: most streamed messages. It is shared and, like
+// any MsgInfo reachable from a view, never written (changes go through
+// WithInfo), so such a message costs no info of its own.
+var plainInfo = &MsgInfo{}
+
+// InfoOf returns the info of a new message with the given tag, name and
+// metadata: the shared plainInfo when it has none of them.
+func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
+	if tag == nil && name == nil && meta == nil {
+		return plainInfo
+	}
+	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
 }
 
 // Kind returns the message's kind.

@@ -17,7 +17,8 @@ func TestAppendString(t *testing.T) {
 		{"a\nb\tc\r\b\f", `"a\nb\tc\r\b\f"`},
 		{"\x00\x1f", `"\u0000\u001f"`},
 		{"<&> \u2028 é 👋", `"<&> ` + "\u2028" + ` é 👋"`},
-		{"bad \xff byte", `"bad ` + "\ufffd" + ` byte"`},
+		{"bad \xff byte", "\"bad \xff byte\""}, // kept (G19)
+		{"lone \xed\xa0\x80", `"lone \ud800"`}, // a lone surrogate as its escape
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {

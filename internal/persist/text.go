@@ -2,6 +2,7 @@ package persist
 
 import (
 	"slices"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
@@ -80,6 +81,16 @@ func textSpare(n int) int {
 		return n / 4
 	}
 	return n
+}
+
+// Compact returns t in a buffer of its own length when t's buffer has much
+// more room than t uses (the room to grow a stream needs, which a finished
+// text no longer does), and t itself otherwise. It costs one copy of t.
+func (t Text) Compact() Text {
+	if t.buf == nil || len(t.buf.b)-t.n <= max(16, t.n/8) {
+		return t
+	}
+	return TextOf(strings.Clone(t.String()))
 }
 
 // Len returns the length of t in bytes.

@@ -121,3 +121,20 @@ func TestMarkdown(t *testing.T) {
 	require.NoError(t, err, "run go test ./internal/rules -update")
 	assert.Equal(t, string(want), got, "docs/rules.md differs from the table: go test ./internal/rules -update rewrites it")
 }
+
+// TestProtocolCopy fails when docs/protocol.md differs from the shared
+// spec/PROTOCOL.md it was copied from (where that folder exists beside the
+// module root).
+func TestProtocolCopy(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "spec", "PROTOCOL.md"))
+	if os.IsNotExist(err) {
+		t.Skip("no ../shared/spec/PROTOCOL.md beside the module root: nothing to compare")
+	}
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "protocol.md"))
+	require.NoError(t, err)
+	first, body, ok := strings.Cut(string(got), "\n")
+	require.True(t, ok)
+	assert.True(t, strings.HasPrefix(first, "<!-- Copied verbatim"), "docs/protocol.md starts with the line saying where it came from")
+	assert.True(t, body == string(want), "docs/protocol.md differs from ../shared/spec/PROTOCOL.md: copy it again (keep its first line)")
+}

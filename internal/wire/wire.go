@@ -10,7 +10,7 @@
 // reports false and the caller must take event.Decode.
 package wire
 
-import "unicode/utf8"
+import "github.com/agview/agview/internal/jsonstr"
 
 // Delta is a streamed delta read in place. Its byte slices alias the input:
 // they are valid only while the input is, and must not be written.
@@ -34,54 +34,17 @@ var ScanProtoDelta func(msg []byte) (Delta, bool)
 var ScanDelta func(data []byte) (Delta, bool)
 
 // AppendUnescaped appends the decoded content of a valid JSON string literal
-// body b to dst. It reports false for a \u escape of a surrogate, which
-// encoding/json pairs or replaces and the fast paths leave to it.
+// body b to dst, as package jsonstr decodes it. It reports false for a \u
+// escape of a surrogate: the fast paths leave those to event.Decode.
 func AppendUnescaped(dst, b []byte) ([]byte, bool) {
-	for i := 0; i < len(b); {
-		j := i
-		for j < len(b) && b[j] != '\\' {
-			j++
-		}
-		dst = append(dst, b[i:j]...)
-		if j == len(b) {
-			break
-		}
-		switch c := b[j+1]; c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			var r rune
-			for _, h := range b[j+2 : j+6] {
-				r = r<<4 | rune(hexVal(h))
-			}
-			if utf8.RuneLen(r) < 0 || r >= 0xD800 && r < 0xE000 {
-				return dst, false
-			}
-			dst = utf8.AppendRune(dst, r)
-			i = j + 6
+	for i := 0; i+5 < len(b); i++ {
+		if b[i] != '\\' {
 			continue
 		}
-		i = j + 2
+		if b[i+1] == 'u' && (b[i+2] == 'd' || b[i+2] == 'D') && b[i+3] >= '8' && (b[i+3] <= '9' || b[i+3] >= 'A' && b[i+3] <= 'F' || b[i+3] >= 'a' && b[i+3] <= 'f') {
+			return dst, false
+		}
+		i++ // the escaped character
 	}
-	return dst, true
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
+	return jsonstr.AppendUnquoted(dst, b), true
 }

@@ -164,19 +164,26 @@
         items: el("div", "items"),
         error: el("p", "pane-error"),
         kids: el("div", "children"),
-        follow: true, // keep the timeline scrolled to its end
+        above: marker("above"), // "↑ N earlier", shown when scrolled down
+        below: marker("below"), // "↓ N more", shown when more is below
+        follow: false, // keep the timeline scrolled to its end
         stuckAt: 0, // where stickSoon last scrolled it
         data: null,
       };
       node.append(p.head, p.desc, p.steps, p.items, p.error, p.kids);
-      // Follow the stream until the user scrolls up; follow again once they
-      // scroll back to the end. (Content growing under a followed timeline
-      // leaves scrollTop where stickSoon put it.)
+      p.items.append(p.above, p.below);
+      // Like a chat log: the timeline opens at its top and follows the
+      // stream only once the user scrolls to its end; scrolling up stops
+      // following. (Content growing under a followed timeline leaves
+      // scrollTop where stickSoon put it.)
       p.items.addEventListener("scroll", () => {
         const it = p.items;
-        if (it.scrollTop + it.clientHeight >= it.scrollHeight - 8) p.follow = true;
+        if (it.scrollTop > 0 && it.scrollTop + it.clientHeight >= it.scrollHeight - 8) p.follow = true;
         else if (it.scrollTop < p.stuckAt - 2) p.follow = false;
+        markMore(p);
       });
+      p.above.addEventListener("click", () => p.items.scrollTo({ top: 0, behavior: "smooth" }));
+      p.below.addEventListener("click", () => p.items.scrollTo({ top: p.items.scrollHeight, behavior: "smooth" }));
       panes.set(key, p);
       return p;
     }
@@ -198,7 +205,7 @@
       p.desc.hidden = !d.description;
       p.steps.replaceChildren(...d.steps.map((s) => el("span", "step " + s.status, s.name)));
       p.steps.hidden = d.steps.length === 0;
-      p.items.replaceChildren(...d.items.map(renderItem));
+      p.items.replaceChildren(p.above, ...d.items.map(renderItem), p.below);
       p.error.textContent = d.error ? d.error.message + (d.error.code ? " (" + d.error.code + ")" : "") : "";
       p.error.hidden = !d.error;
 
@@ -221,11 +228,43 @@
       requestAnimationFrame(() => {
         stickPending = false;
         for (const p of panes.values()) {
-          if (!p.follow) continue;
-          p.items.scrollTop = p.items.scrollHeight;
-          p.stuckAt = p.items.scrollTop;
+          if (p.follow) {
+            p.items.scrollTop = p.items.scrollHeight;
+            p.stuckAt = p.items.scrollTop;
+          }
+          markMore(p);
         }
       });
+    }
+
+    // marker makes the sticky "more above" or "more below" marker of a
+    // timeline: it overlays the timeline's top or bottom edge, fading the
+    // item cut there, and scrolls to that end when clicked.
+    function marker(side) {
+      const m = el("div", "more " + side);
+      m.append(el("button", "more-label"));
+      m.firstChild.type = "button";
+      m.hidden = true;
+      return m;
+    }
+
+    // markMore shows how many items of p's timeline start above its visible
+    // part, and how many end below it.
+    function markMore(p) {
+      const it = p.items;
+      const top = it.scrollTop;
+      const bottom = top + it.clientHeight;
+      let above = 0;
+      let below = 0;
+      for (const c of it.children) {
+        if (c === p.above || c === p.below) continue;
+        if (c.offsetTop < top - 1) above++;
+        if (c.offsetTop + c.offsetHeight > bottom + 1) below++;
+      }
+      p.above.hidden = above === 0;
+      p.above.firstChild.textContent = "↑ " + above + " earlier";
+      p.below.hidden = below === 0;
+      p.below.firstChild.textContent = "↓ " + below + " more";
     }
 
     function renderItem(it) {
