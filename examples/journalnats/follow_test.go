@@ -49,6 +49,16 @@ func (c *lossyConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
+// dialLossy dials a journal (with o's names) whose connection loses the
+// requests on subject drop while the returned dialer is armed.
+func dialLossy(t *testing.T, url string, o *journal.NATSOptions, drop string) (*journal.NATS, *lossyDialer) {
+	t.Helper()
+	d := &lossyDialer{drop: []byte(drop)}
+	lo := *o
+	lo.ConnOptions = []nats.Option{nats.SetCustomDialer(d)}
+	return dial(t, url, &lo), d
+}
+
 // TestFollowLostRequest loses the requests that make a follower's consumer,
 // as a server restart does with a request in flight: the follower must not
 // wait on the reply for as long as its context lasts, but try again.
@@ -66,10 +76,7 @@ func TestFollowLostRequest(t *testing.T) {
 			o := unique(30 * time.Second)
 			w0 := dial(t, srv.URL(), o)
 			defer w0.Close()
-			d := &lossyDialer{drop: []byte("$JS.API.CONSUMER.CREATE.")}
-			fo := *o
-			fo.ConnOptions = []nats.Option{nats.SetCustomDialer(d)}
-			f0 := dial(t, srv.URL(), &fo)
+			f0, d := dialLossy(t, srv.URL(), o, "$JS.API.CONSUMER.CREATE.")
 			defer f0.Close()
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
@@ -84,15 +91,7 @@ func TestFollowLostRequest(t *testing.T) {
 			start := time.Now()
 			got := make(chan journal.Record, 10)
 			fctx, stop := context.WithCancel(ctx)
-			var wg sync.WaitGroup
-			wg.Go(func() {
-				for r, err := range f0.Follow(fctx, "t1", 1) {
-					if !assert.NoError(t, err, "follow") {
-						return
-					}
-					got <- r
-				}
-			})
+			wg := followInto(t, fctx, f0, got)
 			for i := range 10 {
 				select {
 				case r := <-got:
@@ -118,10 +117,7 @@ func TestStatLostRequest(t *testing.T) {
 	o := unique(30 * time.Second)
 	w0 := dial(t, srv.URL(), o)
 	defer w0.Close()
-	d := &lossyDialer{drop: []byte("$JS.API.")}
-	so := *o
-	so.ConnOptions = []nats.Option{nats.SetCustomDialer(d)}
-	s0 := dial(t, srv.URL(), &so)
+	s0, d := dialLossy(t, srv.URL(), o, "$JS.API.")
 	defer s0.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -139,4 +135,19 @@ func TestStatLostRequest(t *testing.T) {
 	st, err := s0.Stat(ctx, "t1")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(5), st.Last)
+}
+
+// followInto follows thread "t1" of j from its first record until ctx ends,
+// sending each record to got; wait for the returned group to end.
+func followInto(t *testing.T, ctx context.Context, j *journal.NATS, got chan<- journal.Record) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for r, err := range j.Follow(ctx, "t1", 1) {
+			if !assert.NoError(t, err, "follow") {
+				return
+			}
+			got <- r
+		}
+	})
+	return &wg
 }

@@ -88,15 +88,7 @@ func TestServerRestart(t *testing.T) {
 
 	got := make(chan journal.Record, 1000)
 	fctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for r, err := range f0.Follow(fctx, "t1", 1) {
-			if !assert.NoError(t, err, "follow") {
-				return
-			}
-			got <- r
-		}
-	})
+	wg := followInto(t, fctx, f0, got)
 	w, err := w0.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
 	require.NoError(t, err)
 	_, err = w.Append(ctx, events(1, 10)...)
