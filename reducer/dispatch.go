@@ -16,12 +16,12 @@ func (f *folder) event(e event.Event) *Violation {
 	tag := tagOf(e)
 	if (t.Attributable() || t.Deprecated()) && tag.Sub {
 		// R7 bookkeeping, and the unannounced node attribution alone makes (R11).
-		if _, seen := f.st.C.Scope.Attributed.Get(tag.ID); !seen {
-			c := f.c()
+		if _, seen := f.st.Cold.Scope.Attributed.Get(tag.ID); !seen {
+			c := f.writeCold()
 			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
 			k := f.invFor(tag)
 			switch d := f.peek(k); {
-			case !d.I.Announced:
+			case !d.Info.Announced:
 				// Attribution alone is valid (R11), but a producer that can
 				// report the lifecycle should (R12): a warning for
 				// producer authors, once per invocation and run.
@@ -31,7 +31,7 @@ func (f *folder) event(e event.Event) *Violation {
 					// run's error, and attributed again: no longer abandoned.
 					f.node(k).Status = model.InvUnannounced
 				}
-			case d.Status == model.InvSuspended && d.I.Run < f.runIndex():
+			case d.Status == model.InvSuspended && d.Info.Run < f.runIndex():
 				// Suspended in an earlier run and continued by attributed
 				// events alone, without a new SUBAGENT_STARTED (G10):
 				// running again, until the run ends (settleContinued).
@@ -182,7 +182,7 @@ func (f *folder) event(e event.Event) *Violation {
 
 // phase checks an event type against the run lifecycle (V1–V4).
 func (f *folder) phase(t event.Type) *Violation {
-	switch f.st.C.Phase {
+	switch f.st.Cold.Phase {
 	case model.PhaseNone:
 		if t != event.TypeRunStarted && t != event.TypeRunError {
 			return f.violation("V1", "the first event must be RUN_STARTED (or RUN_ERROR), not %s", t)
@@ -208,7 +208,7 @@ func (f *folder) phase(t event.Type) *Violation {
 // from the event index so that folding stays deterministic. The event's tag
 // goes to its translation and is verified like any tag (G22).
 func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
-	th := &f.c().Thinking
+	th := &f.writeCold().Thinking
 	mint := fmt.Sprintf("agview-thinking-%d", f.index)
 	switch e := e.(type) {
 	case *event.ThinkingStart:

@@ -142,8 +142,8 @@ func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
 	return c
 }
 
-// S returns the view's state. Callers must not write through it.
-func (v *View) S() *State { return &v.st }
+// Data returns the view's state. Callers must not write through it.
+func (v *View) Data() *State { return &v.st }
 
 // Inv is one invocation node of the tree: package view's Invocation is a
 // defined type of it. A node is never written once published; a change makes
@@ -157,8 +157,8 @@ func NewInv(d InvData) *Inv { return &Inv{d: d} }
 // Clone returns a private copy of i to change before publishing.
 func (i *Inv) Clone() *Inv { return &Inv{d: i.d} }
 
-// D returns the node's data. Callers must not write through it.
-func (i *Inv) D() *InvData { return &i.d }
+// Data returns the node's data. Callers must not write through it.
+func (i *Inv) Data() *InvData { return &i.d }
 
 // Phase is where the stream is in the run lifecycle (docs/protocol.md V1–V4).
 type Phase uint8
@@ -442,24 +442,24 @@ type Run struct {
 
 // State is everything a view holds. The fields that change on almost every
 // event (counters and the recently changed invocation nodes) are held
-// directly; the rest is behind C and copied only by the events that change
+// directly; the rest is behind Cold and copied only by the events that change
 // it, so that folding a streamed delta copies a few words.
 type State struct {
 	Step   uint64 // folds so far (events, refusals, ends); versions derive from it
 	Events int    // wire events seen
 
-	// Invocations: the subagent nodes in first-seen order (C.invs; read them
+	// Invocations: the subagent nodes in first-seen order (Cold.invs; read them
 	// with Inv and EachInv), and the root (the parent agent).
 	//
 	// hot holds recently changed nodes, direct-mapped by key in groups of
-	// eight; C.invs is stale for a key whose node is here. Interleaved
+	// eight; Cold.invs is stale for a key whose node is here. Interleaved
 	// subagents each change their node on every delta; keeping the latest
 	// ones here costs copying one small group per event instead of a vector
 	// path (and the cold part), whatever the number of invocations.
 	hot  [hotGroups]*hotGroup
 	Root *Inv
 
-	C *Cold
+	Cold *Cold
 
 	mem *slabs // where the next fold takes its view and hot groups from
 }
@@ -483,14 +483,14 @@ func (s *State) hotAt(key int) *Inv {
 }
 
 // NInvs returns the number of subagent nodes.
-func (s *State) NInvs() int { return s.C.invs.Len() }
+func (s *State) NInvs() int { return s.Cold.invs.Len() }
 
 // Inv returns subagent node key (0 ≤ key < NInvs).
 func (s *State) Inv(key int) *Inv {
 	if h := s.hotAt(key); h != nil {
 		return h
 	}
-	return s.C.invs.At(key)
+	return s.Cold.invs.At(key)
 }
 
 // SetInvs stores the nodes ns (each under its Key); s must be a private
@@ -533,16 +533,16 @@ func (s *State) newGroup() *hotGroup {
 // AppendInv adds node n as the last subagent node and returns its key; s
 // and s.C must be private copies.
 func (s *State) AppendInv(n *Inv) int {
-	key := s.C.invs.Len()
+	key := s.Cold.invs.Len()
 	n.d.Key = int32(key)
-	s.C.invs = s.C.invs.Append(n)
+	s.Cold.invs = s.Cold.invs.Append(n)
 	return key
 }
 
 // EachInv calls fn for each subagent node in first-seen order until fn
 // returns false.
 func (s *State) EachInv(fn func(*Inv) bool) {
-	for key, n := range s.C.invs.All() {
+	for key, n := range s.Cold.invs.All() {
 		if h := s.hotAt(key); h != nil {
 			n = h
 		}
@@ -595,7 +595,7 @@ type Cold struct {
 }
 
 // InvData is one invocation: a subagent, or the root (the parent agent). The
-// fields streamed events change are held directly; the rest is behind I.
+// fields streamed events change are held directly; the rest is behind Info.
 //
 // Msgs are the messages tagged with this invocation, in creation order (nil:
 // none yet); an entry is nil when its message moved or was removed. The
@@ -617,7 +617,7 @@ type InvData struct {
 	Version uint64
 	Msgs    *persist.Vector[*Msg]
 	hot     *Msg
-	I       *InvInfo
+	Info    *InvInfo
 	hotText persist.Text
 }
 
@@ -825,13 +825,13 @@ type MetaEntry struct {
 type Meta []MetaEntry
 
 // Msg is one message of the AG-UI list plus what the view adds (status).
-// The fields streamed deltas change are held directly; the rest is behind I.
+// The fields streamed deltas change are held directly; the rest is behind Info.
 type Msg struct {
 	ID   string
 	Role event.Role
 
-	// Content: Text when it is a string (HasText); otherwise I.Doc for an
-	// activity, I.Raw for an array of parts; all unset = absent.
+	// Content: Text when it is a string (HasText); otherwise Info.Doc for an
+	// activity, Info.Raw for an array of parts; all unset = absent.
 	Text    persist.Text
 	HasText bool
 	Status  EntStatus
@@ -841,7 +841,7 @@ type Msg struct {
 	HasCalls bool
 	Calls    CallList
 
-	I *MsgInfo
+	Info *MsgInfo
 }
 
 // MsgInfo is the part of a message that streamed deltas leave alone.
@@ -880,19 +880,19 @@ func (m *Msg) Kind() Kind { return KindOf(m.Role) }
 // change before publishing.
 func (m *Msg) WithInfo() *Msg {
 	c := *m
-	i := *m.I
-	c.I = &i
+	i := *m.Info
+	c.Info = &i
 	return &c
 }
 
 // Call is one tool call held by an assistant message, plus what the view
-// adds. Arguments stream into Args; the rest is behind I.
+// adds. Arguments stream into Args; the rest is behind Info.
 type Call struct {
 	ID     string
 	Name   string
 	Args   persist.Text
 	Status EntStatus
-	I      *CallInfo
+	Info   *CallInfo
 }
 
 // CallInfo is the part of a tool call that streamed arguments leave alone.
@@ -911,8 +911,8 @@ type CallInfo struct {
 // change before publishing.
 func (c *Call) WithInfo() *Call {
 	d := *c
-	i := *c.I
-	d.I = &i
+	i := *c.Info
+	d.Info = &i
 	return &d
 }
 
