@@ -129,9 +129,9 @@ func (f *folder) endLane(l model.Lane) *Violation {
 		case model.LaneTool:
 			return f.toolEnd(l.ID, l.Owner, nil)
 		case model.LaneReasoning:
-			return f.reasoningMsgEnd(l.ID, l.Owner, nil)
+			return f.msgEnd(reasoningMsgs, l.ID, l.Owner, nil)
 		}
-		return f.textEnd(l.ID, l.Owner, nil)
+		return f.msgEnd(textMsgs, l.ID, l.Owner, nil)
 	})
 }
 
@@ -298,7 +298,7 @@ func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violatio
 			role = &r
 		}
 		if err := f.as(event.TypeTextMessageStart, func() *Violation {
-			return f.textStart(l.ID, role, e.Name, lane, e.Metadata)
+			return f.msgStart(textMsgs, l.ID, role, e.Name, lane, e.Metadata)
 		}); err != nil {
 			return err
 		}
@@ -307,7 +307,7 @@ func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violatio
 	}
 	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
 		return f.as(event.TypeTextMessageContent, func() *Violation {
-			return f.textContent(l.ID, delta, lane, e.Metadata)
+			return f.msgContent(textMsgs, l.ID, delta, lane, e.Metadata)
 		})
 	}
 	return nil
@@ -383,7 +383,7 @@ func (f *folder) reasoningChunk(e *event.ReasoningMessageChunk, tag model.Owner)
 		}
 		l = model.Lane{Owner: lane, Kind: model.LaneReasoning, ID: *e.MessageID}
 		if err := f.as(event.TypeReasoningMessageStart, func() *Violation {
-			return f.reasoningMsgStart(l.ID, lane, e.Metadata)
+			return f.msgStart(reasoningMsgs, l.ID, nil, nil, lane, e.Metadata)
 		}); err != nil {
 			return err
 		}
@@ -392,7 +392,7 @@ func (f *folder) reasoningChunk(e *event.ReasoningMessageChunk, tag model.Owner)
 	}
 	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
 		return f.as(event.TypeReasoningMessageContent, func() *Violation {
-			return f.reasoningMsgContent(l.ID, delta, lane, e.Metadata)
+			return f.msgContent(reasoningMsgs, l.ID, delta, lane, e.Metadata)
 		})
 	}
 	return nil

@@ -65,17 +65,17 @@ func (f *folder) event(e event.Event) *Violation {
 		if err := f.closeLane(tag); err != nil {
 			return err
 		}
-		return f.textStart(e.MessageID, e.Role, e.Name, tag, meta)
+		return f.msgStart(textMsgs, e.MessageID, e.Role, e.Name, tag, meta)
 	case *event.TextMessageContent:
 		if err := f.closeOwnLane(tag, model.LaneText, e.MessageID); err != nil {
 			return err
 		}
-		return f.textContent(e.MessageID, e.Delta, tag, meta)
+		return f.msgContent(textMsgs, e.MessageID, e.Delta, tag, meta)
 	case *event.TextMessageEnd:
 		if err := f.closeOwnLane(tag, model.LaneText, e.MessageID); err != nil {
 			return err
 		}
-		return f.textEnd(e.MessageID, tag, meta)
+		return f.msgEnd(textMsgs, e.MessageID, tag, meta)
 	case *event.TextMessageChunk:
 		return f.textChunk(e, tag)
 
@@ -136,17 +136,17 @@ func (f *folder) event(e event.Event) *Violation {
 		if err := f.closeLane(tag); err != nil {
 			return err
 		}
-		return f.reasoningMsgStart(e.MessageID, tag, meta)
+		return f.msgStart(reasoningMsgs, e.MessageID, nil, nil, tag, meta)
 	case *event.ReasoningMessageContent:
 		if err := f.closeOwnLane(tag, model.LaneReasoning, e.MessageID); err != nil {
 			return err
 		}
-		return f.reasoningMsgContent(e.MessageID, e.Delta, tag, meta)
+		return f.msgContent(reasoningMsgs, e.MessageID, e.Delta, tag, meta)
 	case *event.ReasoningMessageEnd:
 		if err := f.closeOwnLane(tag, model.LaneReasoning, e.MessageID); err != nil {
 			return err
 		}
-		return f.reasoningMsgEnd(e.MessageID, tag, meta)
+		return f.msgEnd(reasoningMsgs, e.MessageID, tag, meta)
 	case *event.ReasoningMessageChunk:
 		return f.reasoningChunk(e, tag)
 	case *event.ReasoningEnd:
@@ -226,14 +226,14 @@ func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
 	case *event.ThinkingTextMessageStart:
 		th.Msg, th.MsgSet = mint, true
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_START translated to REASONING_MESSAGE_START (messageId %q)", mint)
-		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.reasoningMsgStart(mint, tag, e.Metadata) })
+		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.msgStart(reasoningMsgs, mint, nil, nil, tag, e.Metadata) })
 	case *event.ThinkingTextMessageContent:
 		if !th.MsgSet {
 			return f.violation("V13", "THINKING_TEXT_MESSAGE_CONTENT without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
 		}
 		id := th.Msg
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_CONTENT translated to REASONING_MESSAGE_CONTENT (messageId %q)", id)
-		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.reasoningMsgContent(id, e.Delta, tag, e.Metadata) })
+		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.msgContent(reasoningMsgs, id, e.Delta, tag, e.Metadata) })
 	case *event.ThinkingTextMessageEnd:
 		if !th.MsgSet {
 			return f.violation("V13", "THINKING_TEXT_MESSAGE_END without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
@@ -241,7 +241,7 @@ func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
 		id := th.Msg
 		th.Msg, th.MsgSet = "", false
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_END translated to REASONING_MESSAGE_END (messageId %q)", id)
-		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.reasoningMsgEnd(id, tag, e.Metadata) })
+		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.msgEnd(reasoningMsgs, id, tag, e.Metadata) })
 	}
 	return nil
 }

@@ -387,9 +387,9 @@ func (f *folder) foldIn(d delta, text string) bool {
 	var viol *Violation
 	switch t {
 	case event.TypeTextMessageContent:
-		viol = f.textContent(id, text, tag, nil)
+		viol = f.msgContent(textMsgs, id, text, tag, nil)
 	case event.TypeReasoningMessageContent:
-		viol = f.reasoningMsgContent(id, text, tag, nil)
+		viol = f.msgContent(reasoningMsgs, id, text, tag, nil)
 	case event.TypeToolCallArgs:
 		viol = f.toolArgs(id, text, tag, nil)
 	default:

@@ -156,7 +156,7 @@ func (f *folder) history(msgs []event.Message, continuing bool) *Violation {
 // tool calls are already those own(hm, true) would record.
 func (f *folder) ownedAs(hm *event.Message) bool {
 	owner := tagOwner(hm.Subagent)
-	if rec, ok := f.st.Cold.MsgOwner.Get(hm.ID); !ok || rec != (model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role)}) {
+	if rec, ok := f.st.Cold.MsgOwner(hm.ID); !ok || rec != (model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role)}) {
 		return false
 	}
 	for _, tc := range hm.ToolCalls {

@@ -24,7 +24,7 @@ const ruleApply = "G14" // warnings about the message projection
 
 // msg returns the message with the given id in the list, and where it lives.
 func (f *folder) msg(id string) (*model.Msg, model.Loc, bool) {
-	loc, ok := f.st.Cold.MsgLoc.Get(id)
+	loc, ok := f.st.Cold.MsgLoc(id)
 	if !ok {
 		return nil, loc, false
 	}
@@ -36,19 +36,29 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 	f.inv(loc.Inv).SetMsg(loc.Pos, m)
 }
 
-// place stores m in the invocation its tag names and records where; it does
-// not touch the list order.
-func (f *folder) place(m *model.Msg) model.Loc {
+// place stores m in the invocation its tag names and records where, and
+// its owner when owner is not nil (both in one record, see model.MsgRec);
+// it does not touch the list order.
+func (f *folder) place(m *model.Msg, owner *model.OwnerRec) model.Loc {
 	key := f.invFor(tagOwner(m.Info.Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
-	f.writeCold().MsgLoc = f.st.Cold.MsgLoc.Set(m.ID, loc)
+	if owner == nil {
+		f.writeCold().SetMsgLoc(m.ID, loc)
+		return loc
+	}
+	rec := *owner
+	if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
+		rec.Owner.ID = id // the node's copy: one string per invocation, not per message
+	}
+	f.writeCold().SetMsg(m.ID, rec, loc)
 	return loc
 }
 
-// appendMsg places m and appends it to the list.
-func (f *folder) appendMsg(m *model.Msg) model.Loc {
-	loc := f.place(m)
+// appendMsg places m (with its owner, when owner is not nil) and appends it
+// to the list.
+func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
+	loc := f.place(m, owner)
 	f.writeCold().Order = f.st.Cold.Order.Append(m.ID)
 	return loc
 }
@@ -70,7 +80,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
 	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
 		f.unplace(loc)
-		f.place(c)
+		f.place(c, nil)
 		return
 	}
 	f.putMsg(loc, c)
@@ -164,39 +174,100 @@ func isHex4(b []byte) bool {
 }
 
 // ---------------------------------------------------------------------------
-// Text messages
+// Text and reasoning messages
 
-func (f *folder) textStart(id string, role *event.Role, name *string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.Cold.Scope.OpenText.Get(id); open {
-		return f.violation("V6", "text message '%s' is already in progress; end it with TEXT_MESSAGE_END first", id)
+// A msgKind is what tells the text message events from the reasoning
+// message events (docs/protocol.md V6, V7, V13): one implementation of
+// START, CONTENT and END serves both.
+type msgKind struct {
+	kind             model.Kind
+	noun             string     // "text message"
+	start, end       event.Type // the kind's START and END events
+	ruleOpen         string     // the rule a START of an open message breaks
+	ruleNone         string     // the rule a CONTENT or END of no open message breaks
+	defaultRole      event.Role
+	ownerOf          func(f *folder, id string) (model.Owner, bool)
+	needsOwnerRecord func(rec model.OwnerRec, known bool) bool
+}
+
+var (
+	textMsgs = &msgKind{
+		kind: model.KindText, noun: "text message",
+		start: event.TypeTextMessageStart, end: event.TypeTextMessageEnd,
+		ruleOpen: "V6", ruleNone: "V7", defaultRole: event.RoleAssistant,
+		ownerOf: func(f *folder, id string) (model.Owner, bool) {
+			rec, ok := f.st.Cold.MsgOwner(id)
+			return rec.Owner, ok
+		},
+		needsOwnerRecord: func(_ model.OwnerRec, known bool) bool { return !known },
+	}
+	reasoningMsgs = &msgKind{
+		kind: model.KindReasoning, noun: "reasoning message",
+		start: event.TypeReasoningMessageStart, end: event.TypeReasoningMessageEnd,
+		ruleOpen: "V13", ruleNone: "V13", defaultRole: event.RoleReasoning,
+		// A reasoning message shares its owner with the span of its id.
+		ownerOf: (*folder).reasoningOwner,
+		needsOwnerRecord: func(rec model.OwnerRec, known bool) bool {
+			return !known || rec.Kind != model.KindReasoning
+		},
+	}
+)
+
+// open returns the kind's open messages in the current run.
+func (k *msgKind) open(c *model.Cold) persist.Map[model.Open] {
+	if k == reasoningMsgs {
+		return c.Scope.OpenRsn
+	}
+	return c.Scope.OpenText
+}
+
+// setOpen replaces the kind's open messages; c must be a private copy.
+func (k *msgKind) setOpen(c *model.Cold, m persist.Map[model.Open]) {
+	if k == reasoningMsgs {
+		c.Scope.OpenRsn = m
+	} else {
+		c.Scope.OpenText = m
+	}
+}
+
+// msgStart folds a TEXT_MESSAGE_START or REASONING_MESSAGE_START. name and
+// role are the text message's (nil for reasoning).
+func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string, tag model.Owner, meta json.RawMessage) *Violation {
+	if _, open := k.open(f.st.Cold).Get(id); open {
+		return f.violation(k.ruleOpen, "%s '%s' is already in progress; end it with %s first", k.noun, id, k.end)
 	}
 	m, loc, exists := f.msg(id)
-	if exists && m.Kind() != model.KindText {
-		return f.violation("A1", "TEXT_MESSAGE_START for '%s', which names a %s; one id names one message of one kind", id, m.Kind())
+	if exists && m.Kind() != k.kind {
+		return f.violation("A1", "%s for '%s', which names a %s; one id names one message of one kind", k.start, id, m.Kind())
 	}
 	owner := tag
-	if rec, known := f.st.Cold.MsgOwner.Get(id); known {
-		if tag.Sub && tag != rec.Owner {
-			return f.violation("R16", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, rec.Owner.Quoted())
+	if known, ok := k.ownerOf(f, id); ok {
+		if tag.Sub && tag != known {
+			return f.violation("R16", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, k.noun, id, known.Quoted())
 		}
-		owner = rec.Owner
-	} else {
-		f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(id, model.OwnerRec{Owner: owner, Kind: model.KindText})
+		owner = known
+	}
+	var record *model.OwnerRec // the owner to record, when it must be
+	if rec, known := f.st.Cold.MsgOwner(id); k.needsOwnerRecord(rec, known) {
+		record = &model.OwnerRec{Owner: owner, Kind: k.kind}
 	}
 	if exists {
+		if record != nil {
+			f.writeCold().SetMsgOwner(id, *record)
+		}
 		f.reopen(m, loc, meta)
 	} else {
-		r := event.RoleAssistant
+		r := k.defaultRole
 		if role != nil {
 			r = *role
 		}
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
 			Info: model.InfoOf(tag.Tag(), cloneStr(name), meta),
-		})
+		}, record)
 	}
 	c := f.writeCold()
-	c.Scope.OpenText = c.Scope.OpenText.Set(id, model.Open{Owner: owner, Loc: loc, In: true})
+	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
 	return nil
 }
 
@@ -256,28 +327,30 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	f.putMsg(loc, &c)
 }
 
-func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.openText(id)
+// msgContent folds a TEXT_MESSAGE_CONTENT or REASONING_MESSAGE_CONTENT.
+func (f *folder) msgContent(k *msgKind, id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.openMsg(k, id)
 	if !open {
-		return f.violation("V7", "no text message '%s' is in progress; send TEXT_MESSAGE_START first", id)
+		return f.violation(k.ruleNone, "no %s '%s' is in progress; send %s first", k.noun, id, k.start)
 	}
-	if v := f.ownerMismatch("text message", id, tag, o.Owner); v != nil {
+	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
 	f.appendText(id, o, delta, meta)
 	return nil
 }
 
-func (f *folder) textEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.Cold.Scope.OpenText.Get(id)
+// msgEnd folds a TEXT_MESSAGE_END or REASONING_MESSAGE_END.
+func (f *folder) msgEnd(k *msgKind, id string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := k.open(f.st.Cold).Get(id)
 	if !open {
-		return f.violation("V7", "no text message '%s' is in progress; TEXT_MESSAGE_START must come first", id)
+		return f.violation(k.ruleNone, "no %s '%s' is in progress; %s must come first", k.noun, id, k.start)
 	}
-	if v := f.ownerMismatch("text message", id, tag, o.Owner); v != nil {
+	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
 	c := f.writeCold()
-	c.Scope.OpenText = c.Scope.OpenText.Delete(id)
+	k.setOpen(c, k.open(c).Delete(id))
 	f.closeMsg(id, o, meta)
 	return nil
 }
@@ -349,7 +422,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	var pm model.OwnerRec
 	pmKnown := false
 	if parentMsg != nil {
-		pm, pmKnown = f.st.Cold.MsgOwner.Get(*parentMsg)
+		pm, pmKnown = f.st.Cold.MsgOwner(*parentMsg)
 		// G16: R18 counts the owners the reference records (text openers, tool
 		// results, history); an activity or reasoning message a stream event
 		// opened has none, and the call goes to a new assistant message.
@@ -423,12 +496,11 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		h.HasCalls = true
 		f.putMsg(tloc, &h)
 	} else {
+		// G6: a message a tool call creates belongs to the call's owner.
 		tloc = f.appendMsg(&model.Msg{
 			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
 			Info: model.InfoOf(tag.Tag(), nil, nil),
-		})
-		// G6: a message a tool call creates belongs to the call's owner.
-		f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(target, model.OwnerRec{Owner: owner, Kind: model.KindText})
+		}, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
 	f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
 	open(tloc, idx)
@@ -500,8 +572,6 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	if m, _, exists := f.msg(e.MessageID); exists {
 		return f.violation("A1", "TOOL_CALL_RESULT mints message '%s', but that id already names a %s; one id names one message", e.MessageID, m.Kind())
 	}
-	// R26: the result is attributed on its own and (re)sets its message's owner.
-	f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindTool})
 	role := event.RoleTool
 	if e.Role != nil {
 		role = *e.Role
@@ -510,7 +580,8 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	m := &model.Msg{ID: e.MessageID, Role: role,
 		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
 	m.Text, m.HasText, m.Info.Raw = content(e.Content)
-	f.place(m)
+	// R26: the result is attributed on its own and (re)sets its message's owner.
+	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool})
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
@@ -554,7 +625,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 // message's, else the span's (a span and a message may share an id and
 // share one owner).
 func (f *folder) reasoningOwner(id string) (model.Owner, bool) {
-	if rec, ok := f.st.Cold.MsgOwner.Get(id); ok && rec.Kind == model.KindReasoning {
+	if rec, ok := f.st.Cold.MsgOwner(id); ok && rec.Kind == model.KindReasoning {
 		return rec.Owner, true
 	}
 	return f.st.Cold.SpanOwner.Get(id)
@@ -602,63 +673,6 @@ func (f *folder) endSpan(sl model.SpanLoc, status model.EntStatus) {
 	n.Spans = n.Spans.Set(sl.Pos, s)
 }
 
-func (f *folder) reasoningMsgStart(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.Cold.Scope.OpenRsn.Get(id); open {
-		return f.violation("V13", "reasoning message '%s' is already in progress; end it with REASONING_MESSAGE_END first", id)
-	}
-	m, loc, exists := f.msg(id)
-	if exists && m.Kind() != model.KindReasoning {
-		return f.violation("A1", "REASONING_MESSAGE_START for '%s', which names a %s; one id names one message of one kind", id, m.Kind())
-	}
-	owner := tag
-	if rec, known := f.reasoningOwner(id); known {
-		if tag.Sub && tag != rec {
-			return f.violation("R16", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, rec.Quoted())
-		}
-		owner = rec
-	}
-	if rec, ok := f.st.Cold.MsgOwner.Get(id); !ok || rec.Kind != model.KindReasoning {
-		f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(id, model.OwnerRec{Owner: owner, Kind: model.KindReasoning})
-	}
-	if exists {
-		f.reopen(m, loc, meta)
-	} else {
-		loc = f.appendMsg(&model.Msg{
-			ID: id, Role: event.RoleReasoning, HasText: true, Status: model.EntOpen,
-			Info: model.InfoOf(tag.Tag(), nil, meta),
-		})
-	}
-	c := f.writeCold()
-	c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, model.Open{Owner: owner, Loc: loc, In: true})
-	return nil
-}
-
-func (f *folder) reasoningMsgContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.openRsn(id)
-	if !open {
-		return f.violation("V13", "no reasoning message '%s' is in progress; send REASONING_MESSAGE_START first", id)
-	}
-	if v := f.ownerMismatch("reasoning message", id, tag, o.Owner); v != nil {
-		return v
-	}
-	f.appendText(id, o, delta, meta)
-	return nil
-}
-
-func (f *folder) reasoningMsgEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.Cold.Scope.OpenRsn.Get(id)
-	if !open {
-		return f.violation("V13", "no reasoning message '%s' is in progress; REASONING_MESSAGE_START must come first", id)
-	}
-	if v := f.ownerMismatch("reasoning message", id, tag, o.Owner); v != nil {
-		return v
-	}
-	c := f.writeCold()
-	c.Scope.OpenRsn = c.Scope.OpenRsn.Delete(id)
-	f.closeMsg(id, o, meta)
-	return nil
-}
-
 func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owner) *Violation {
 	val := e.EncryptedValue
 	switch e.Subtype {
@@ -670,7 +684,7 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) { c.EncryptedValue = &val })
 		}
 	case event.EncryptedMessage:
-		if rec, ok := f.st.Cold.MsgOwner.Get(e.EntityID); ok && tag.Sub && tag != rec.Owner &&
+		if rec, ok := f.st.Cold.MsgOwner(e.EntityID); ok && tag.Sub && tag != rec.Owner &&
 			(rec.Kind == model.KindText || rec.Kind == model.KindReasoning) {
 			return f.violation("R15", "subagentRunId '%s' does not match the message '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Owner.Quoted())
 		}
@@ -703,7 +717,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 	case exists && replace:
 		// R27: a replacing snapshot re-mints the activity and re-owns it; G17:
 		// a change of owner is worth a warning.
-		if rec, ok := f.st.Cold.MsgOwner.Get(e.MessageID); ok && rec.Owner != tag {
+		if rec, ok := f.st.Cold.MsgOwner(e.MessageID); ok && rec.Owner != tag {
 			f.warn("G17", "activity '%s' changes owner from %s to %s: a replacing ACTIVITY_SNAPSHOT re-owns it (R27)",
 				e.MessageID, rec.Owner.Quoted(), tag.Quoted())
 		}
@@ -714,7 +728,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 		c.Info.Tag = tag.Tag()
 		c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
-		f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()
@@ -725,8 +739,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 		f.appendMsg(&model.Msg{
 			ID: e.MessageID, Role: event.RoleActivity,
 			Info: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
-		})
-		f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		}, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}
 	return nil
 }
@@ -740,7 +753,7 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role)
 		return nil
 	}
-	if rec, ok := f.st.Cold.MsgOwner.Get(e.MessageID); ok && tag.Sub && tag != rec.Owner {
+	if rec, ok := f.st.Cold.MsgOwner(e.MessageID); ok && tag.Sub && tag != rec.Owner {
 		return f.violation("R15", "subagentRunId '%s' does not match the activity '%s' opener's subagent %s", tag.ID, e.MessageID, rec.Owner.Quoted())
 	}
 	c := m.WithInfo()

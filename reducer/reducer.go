@@ -308,20 +308,17 @@ type folder struct {
 	remembered *lookups // a Builder's remembered lookups, or nil
 }
 
-// openText returns the open text message id, as OpenText.Get does.
-func (f *folder) openText(id string) (model.Open, bool) {
+// openMsg returns the open text or reasoning message id, as the kind's open
+// map's Get does.
+func (f *folder) openMsg(k *msgKind, id string) (model.Open, bool) {
 	if f.remembered != nil {
-		return f.remembered.text.get(f.st.Cold.Scope.OpenText, id)
+		cache := &f.remembered.text
+		if k == reasoningMsgs {
+			cache = &f.remembered.rsn
+		}
+		return cache.get(k.open(f.st.Cold), id)
 	}
-	return f.st.Cold.Scope.OpenText.Get(id)
-}
-
-// openRsn returns the open reasoning message id, as OpenRsn.Get does.
-func (f *folder) openRsn(id string) (model.Open, bool) {
-	if f.remembered != nil {
-		return f.remembered.rsn.get(f.st.Cold.Scope.OpenRsn, id)
-	}
-	return f.st.Cold.Scope.OpenRsn.Get(id)
+	return k.open(f.st.Cold).Get(id)
 }
 
 // openTool returns the open tool call id, as OpenTool.Get does.
@@ -368,7 +365,6 @@ func (f *folder) writeCold() *model.Cold {
 	if !f.coldCopied {
 		f.coldCopied = true
 		c := *f.st.Cold
-		c.Stamp = f.step
 		f.st.Cold = &c
 	}
 	return f.st.Cold

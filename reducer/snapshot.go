@@ -53,8 +53,8 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 // overwrite false only ids not yet recorded are seeded.
 func (f *folder) own(hm *event.Message, overwrite bool) {
 	owner := tagOwner(hm.Subagent)
-	if _, known := f.st.Cold.MsgOwner.Get(hm.ID); overwrite || !known {
-		f.writeCold().MsgOwner = f.st.Cold.MsgOwner.Set(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
+	if _, known := f.st.Cold.MsgOwner(hm.ID); overwrite || !known {
+		f.writeCold().SetMsgOwner(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
 	}
 	for _, tc := range hm.ToolCalls {
 		if _, known := f.st.Cold.CallOwner.Get(tc.ID); overwrite || !known {
@@ -88,7 +88,7 @@ func (f *folder) echoInput(msgs []event.Message) {
 			continue
 		}
 		m := f.fromHistory(hm)
-		f.appendMsg(m)
+		f.appendMsg(m, nil)
 		f.holdCalls(m)
 	}
 	if !tools {
@@ -218,7 +218,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			continue
 		}
 		f.unplace(loc)
-		f.writeCold().MsgLoc = f.st.Cold.MsgLoc.Delete(id)
+		f.writeCold().DropMsgLoc(id)
 	}
 	for i := range e.Messages {
 		hm := &e.Messages[i]
@@ -228,7 +228,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 		nm := f.fromHistory(hm)
 		f.relink(nm, prior, results)
-		f.appendMsg(nm)
+		f.appendMsg(nm, nil)
 	}
 	for id := range f.st.Cold.Order.All() {
 		if m, _, ok := f.msg(id); ok {
@@ -255,7 +255,7 @@ func (f *folder) relocateOpen() {
 	}
 	for id, o := range c.Scope.OpenSpan.All() {
 		// A span shares its owner with the reasoning message of its id.
-		if rec, ok := c.MsgOwner.Get(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
+		if rec, ok := c.MsgOwner(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
 			o.Owner = rec.Owner
 			c.Scope.OpenSpan = c.Scope.OpenSpan.Set(id, o)
 		}
@@ -273,8 +273,8 @@ func (f *folder) relocateOpen() {
 // relocateOpen leaves it; a snapshot version of it reads as still open.
 func (f *folder) relocateMsg(id string, o model.Open) model.Open {
 	c := f.writeCold()
-	o.Loc, o.In = c.MsgLoc.Get(id)
-	if rec, ok := c.MsgOwner.Get(id); ok {
+	o.Loc, o.In = c.MsgLoc(id)
+	if rec, ok := c.MsgOwner(id); ok {
 		o.Owner = rec.Owner
 	}
 	if m, ok := f.at(id, o.Loc, o.In); ok && m.Status != model.EntOpen {

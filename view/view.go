@@ -257,7 +257,7 @@ func (v *View) Diagnostics() []Diagnostic {
 func (v *View) ViolationCount() int { return v.st().Cold.Violating }
 
 func msgAt(st *model.State, id string) *model.Msg {
-	loc, ok := st.Cold.MsgLoc.Get(id)
+	loc, ok := st.Cold.MsgLoc(id)
 	if !ok {
 		return nil
 	}

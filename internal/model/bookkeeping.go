@@ -20,6 +20,81 @@ type OwnerRec struct {
 	Replayed bool
 }
 
+// MsgRec is what a state records about one message id: its owner, kept for
+// the whole stream (docs/protocol.md G6), and where the message lives while
+// it is in the list. Both sit in one record, in one map, so that a new
+// message costs one map insertion; the location is held in 32-bit integers
+// to keep the record small (a node never holds 2³¹ messages: each costs far
+// more than a byte of input).
+type MsgRec struct {
+	owner    Owner
+	inv, pos int32
+	kind     Kind
+	owned    bool // owner and kind are set
+	placed   bool // inv and pos are set
+	replayed bool
+}
+
+// Owner returns the recorded owner, and false when none is recorded.
+func (r MsgRec) Owner() (OwnerRec, bool) {
+	return OwnerRec{Owner: r.owner, Kind: r.kind, Replayed: r.replayed}, r.owned
+}
+
+// Loc returns where the message lives, and false when it is not in the list.
+func (r MsgRec) Loc() (Loc, bool) { return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.placed }
+
+// MsgOwner returns the recorded owner of message id.
+func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
+	r, _ := c.Msgs.Get(id)
+	return r.Owner()
+}
+
+// MsgLoc returns where message id lives, and false when it is not in the
+// list.
+func (c *Cold) MsgLoc(id string) (Loc, bool) {
+	r, _ := c.Msgs.Get(id)
+	return r.Loc()
+}
+
+// SetMsg records both the owner of message id and where it lives; c must
+// be a private copy.
+func (c *Cold) SetMsg(id string, o OwnerRec, l Loc) {
+	c.Msgs = c.Msgs.Set(id, MsgRec{
+		owner: o.Owner, kind: o.Kind, replayed: o.Replayed, owned: true,
+		inv: int32(l.Inv), pos: int32(l.Pos), placed: true,
+	})
+}
+
+// SetMsgOwner records the owner of message id, keeping where it lives; c
+// must be a private copy.
+func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
+	r, _ := c.Msgs.Get(id)
+	r.owner, r.kind, r.replayed, r.owned = o.Owner, o.Kind, o.Replayed, true
+	c.Msgs = c.Msgs.Set(id, r)
+}
+
+// SetMsgLoc records where message id lives, keeping its owner; c must be a
+// private copy.
+func (c *Cold) SetMsgLoc(id string, l Loc) {
+	r, _ := c.Msgs.Get(id)
+	r.inv, r.pos, r.placed = int32(l.Inv), int32(l.Pos), true
+	c.Msgs = c.Msgs.Set(id, r)
+}
+
+// DropMsgLoc records that message id is no longer in the list, keeping its
+// owner; c must be a private copy.
+func (c *Cold) DropMsgLoc(id string) {
+	r, ok := c.Msgs.Get(id)
+	switch {
+	case !ok || !r.placed:
+	case r.owned:
+		r.inv, r.pos, r.placed = 0, 0, false
+		c.Msgs = c.Msgs.Set(id, r)
+	default:
+		c.Msgs = c.Msgs.Delete(id)
+	}
+}
+
 // Loc locates a message: the invocation node holding it (-1: the root) and
 // its position in that node's message vector.
 type Loc struct {
@@ -108,9 +183,6 @@ type RunScope struct {
 
 // Cold is the part of a State most events leave alone.
 type Cold struct {
-	// Stamp is the step of the fold that made this copy: a Builder changes
-	// in place a Cold stamped after the last view it handed out.
-	Stamp uint64
 	Ended bool
 	// Thread is the threadId of the last run input folded (reducer.Input):
 	// the client's own thread, which the stream's RUN_STARTED may not name.
@@ -122,15 +194,18 @@ type Cold struct {
 
 	// Messages: the AG-UI list in order, where each message lives, which
 	// message holds each tool call.
-	Order   persist.Seq
-	MsgLoc  persist.Map[Loc]
+	Order persist.Seq
+	// Msgs: message id → its owner (kept for the whole stream, G6) and
+	// where it lives while it is in the list. Read and write it with
+	// MsgOwner, MsgLoc, SetMsg, SetMsgOwner, SetMsgLoc and DropMsgLoc.
+	Msgs    persist.Map[MsgRec]
 	CallLoc persist.Map[CallLoc] // tool call id → where it is held
 	// ResultAfter: assistant message id → the last tool result inserted
 	// after it (a hint: the tool messages up to it follow the message).
 	ResultAfter persist.Map[string]
 
-	// Owners, kept for the whole stream (docs/protocol.md G6).
-	MsgOwner  persist.Map[OwnerRec]
+	// Owners of tool calls and reasoning spans, kept for the whole stream
+	// (docs/protocol.md G6); message owners are in Msgs.
 	CallOwner persist.Map[Owner]
 	SpanOwner persist.Map[Owner]
 
