@@ -37,21 +37,20 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 }
 
 // place stores m in the invocation its tag names and records where, and
-// its owner when owner is not nil (both in one record, see model.MsgRec);
-// it does not touch the list order.
-func (f *folder) place(m *model.Msg, owner *model.OwnerRec) model.Loc {
+// its owner when owner is not nil; it puts it at the end of the list when
+// list is set (all in one record, see model.MsgRec).
+func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool) model.Loc {
 	key := f.invFor(tagOwner(m.Info.Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
-	if owner == nil {
-		f.writeCold().SetMsgLoc(m.ID, loc)
-		return loc
+	if owner != nil {
+		rec := *owner
+		if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
+			rec.Owner.ID = id // the node's copy: one string per invocation, not per message
+		}
+		owner = &rec
 	}
-	rec := *owner
-	if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
-		rec.Owner.ID = id // the node's copy: one string per invocation, not per message
-	}
-	f.writeCold().SetMsg(m.ID, rec, loc)
+	f.writeCold().PutMsg(m.ID, owner, loc, list)
 	return loc
 }
 
@@ -72,12 +71,10 @@ func (f *folder) msgInfo(tag model.Owner, name *string, meta json.RawMessage) *m
 	return inf.PlainMsg
 }
 
-// appendMsg places m (with its owner, when owner is not nil) and appends it
-// to the list.
+// appendMsg places m (with its owner, when owner is not nil) at the end
+// of the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
-	loc := f.place(m, owner)
-	f.writeCold().Order = f.st.Cold.Order.Append(m.ID)
-	return loc
+	return f.place(m, owner, true)
 }
 
 // at returns (a copy of) the message an open entry points at, and false when
@@ -97,7 +94,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
 	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
 		f.unplace(loc)
-		f.place(c, nil)
+		f.place(c, nil, false)
 		return
 	}
 	f.putMsg(loc, c)
@@ -598,23 +595,23 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
 	m.Text, m.HasText, m.Info.Raw = content(e.Content)
 	// R26: the result is attributed on its own and (re)sets its message's owner.
-	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool})
+	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, false)
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
-	if held && f.st.Cold.Order.Has(holder.ID) {
+	if held && f.st.Cold.Listed(holder.ID) {
 		at := holder.ID
 		// Start from the last result put after this holder, when it is
 		// still there: the tool messages before it follow the holder
 		// already, and walking them again made n results under one
 		// message cost O(n²).
-		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Order.Has(last) {
+		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
 			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
 				at = last
 			}
 		}
 		for {
-			next, ok := f.st.Cold.Order.Next(at)
+			next, ok := f.st.Cold.ListNext(at)
 			if !ok {
 				break
 			}
@@ -623,14 +620,14 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			}
 			at = next
 		}
-		f.writeCold().Order = f.st.Cold.Order.InsertAfter(at, e.MessageID)
+		f.writeCold().ListInsertAfter(at, e.MessageID)
 		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
 			c.Result, c.HasResult = e.MessageID, true
 			c.ResultContent = bytes.Clone(e.Content)
 		})
 	} else {
-		f.writeCold().Order = f.st.Cold.Order.Append(e.MessageID)
+		f.writeCold().ListAppend(e.MessageID)
 	}
 	return nil
 }

@@ -143,7 +143,7 @@ func (v *View) InvocationCount() int { return v.st().NInvs() }
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
 	return func(yield func(event.Message) bool) {
-		for id := range st.Cold.Order.All() {
+		for id := range st.Cold.ListAll() {
 			m := msgAt(st, id)
 			if m == nil {
 				continue
@@ -158,7 +158,7 @@ func (v *View) Messages() iter.Seq[event.Message] {
 // MessageList returns the AG-UI message list as a fresh slice (see Messages).
 func (v *View) MessageList() []event.Message {
 	st := v.st()
-	out := make([]event.Message, 0, st.Cold.Order.Len())
+	out := make([]event.Message, 0, st.Cold.ListLen())
 	for m := range v.Messages() {
 		out = append(out, m)
 	}
@@ -166,13 +166,13 @@ func (v *View) MessageList() []event.Message {
 }
 
 // MessageCount returns the number of messages in the AG-UI list.
-func (v *View) MessageCount() int { return v.st().Cold.Order.Len() }
+func (v *View) MessageCount() int { return v.st().Cold.ListLen() }
 
 // Message returns the message with the given id, and false if the list has
 // none.
 func (v *View) Message(id string) (event.Message, bool) {
 	st := v.st()
-	if !st.Cold.Order.Has(id) {
+	if !st.Cold.Listed(id) {
 		return event.Message{}, false
 	}
 	m := msgAt(st, id)
@@ -189,7 +189,7 @@ func (v *View) Message(id string) (event.Message, bool) {
 // results) are closed.
 func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 	st := v.st()
-	if !st.Cold.Order.Has(id) {
+	if !st.Cold.Listed(id) {
 		return "", false
 	}
 	m := msgAt(st, id)
