@@ -143,8 +143,8 @@ func (v *View) InvocationCount() int { return v.st().NInvs() }
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
 	return func(yield func(event.Message) bool) {
-		for id := range st.Cold.ListAll() {
-			m := msgAt(st, id)
+		for _, r := range st.Cold.ListRecs() {
+			m := msgOf(st, r)
 			if m == nil {
 				continue
 			}
@@ -257,7 +257,14 @@ func (v *View) Diagnostics() []Diagnostic {
 func (v *View) ViolationCount() int { return v.st().Cold.Violating }
 
 func msgAt(st *model.State, id string) *model.Msg {
-	loc, ok := st.Cold.MsgLoc(id)
+	r, _ := st.Cold.Msgs.Get(id)
+	return msgOf(st, r)
+}
+
+// msgOf returns the message a record locates, nil when it is not in the
+// list.
+func msgOf(st *model.State, r model.MsgRec) *model.Msg {
+	loc, ok := r.Loc()
 	if !ok {
 		return nil
 	}

@@ -72,9 +72,9 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 // PutMsg records where message id lives, its owner when o is not nil, and
 // puts it at the end of the list when list is set (it must not be in it):
 // one map insertion for all three, and one more for the link from the
-// message before it. c must be a private copy.
-func (c *Cold) PutMsg(id string, o *OwnerRec, l Loc, list bool) {
-	r, _ := c.Msgs.Get(id)
+// message before it. r is id's record as it is in c.Msgs (the zero MsgRec
+// when there is none). c must be a private copy.
+func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool) {
 	if o != nil {
 		r.setOwner(*o)
 	}
@@ -153,14 +153,27 @@ func (c *Cold) ListNext(id string) (string, bool) {
 // ListAll iterates the ids of the list in order. It iterates c as it is
 // when called: c may be changed meanwhile.
 func (c *Cold) ListAll() iter.Seq[string] {
-	msgs, l := c.Msgs, c.List
+	recs := c.ListRecs()
 	return func(yield func(string) bool) {
-		id := l.head
-		for i := 0; i < l.n; i++ {
+		for id := range recs {
 			if !yield(id) {
 				return
 			}
+		}
+	}
+}
+
+// ListRecs iterates the ids of the list in order with their records, as
+// ListAll does.
+func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
+	msgs, l := c.Msgs, c.List
+	return func(yield func(string, MsgRec) bool) {
+		id := l.head
+		for i := 0; i < l.n; i++ {
 			r, _ := msgs.Get(id)
+			if !yield(id, r) {
+				return
+			}
 			id = r.next
 		}
 	}
