@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -90,4 +91,41 @@ func measure(b *testing.B, lines [][]byte, size int, decode func([]byte) error) 
 	b.ReportMetric(ns, "ns/event")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/events, "allocs/event")
 	return ns
+}
+
+// BenchmarkDecodeThread decodes the thread workload (many short messages,
+// see benchwork.Thread) of 10k and 160k messages with Decode and with the
+// envelope floor, reporting the figures BenchmarkDecode reports. Nearly
+// every event of a thread is a lifecycle event (a message's start and end,
+// a tool call's start, end and result), not a streamed delta.
+func BenchmarkDecodeThread(b *testing.B) {
+	for _, n := range []int{10_000, 160_000} {
+		lines := benchwork.Lines(b, benchwork.Thread(b, n))
+		size := 0
+		for _, l := range lines {
+			size += len(l) + 1
+		}
+		name := "messages-" + strconv.Itoa(n)
+		var floor float64
+		b.Run(name+"/floor", func(b *testing.B) {
+			floor = measure(b, lines, size, func(l []byte) error {
+				var env envelope
+				if err := json.Unmarshal(l, &env); err != nil {
+					return err
+				}
+				sink = json.RawMessage(bytes.Clone(l))
+				return nil
+			})
+		})
+		b.Run(name+"/decode", func(b *testing.B) {
+			ns := measure(b, lines, size, func(l []byte) error {
+				e, err := Decode(l)
+				sink = e
+				return err
+			})
+			if floor > 0 {
+				b.ReportMetric(ns/floor, "x-floor")
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agview/agview/internal/jsonstr"
+	"github.com/agview/agview/internal/wire"
 )
 
 // Decode decodes one event from its wire JSON (one JSON object).
@@ -186,7 +187,7 @@ func (d *decoding) split(shape string) (map[string]json.RawMessage, *DecodeError
 			Reason: "invalid JSON: " + strings.TrimPrefix(se.Error(), "json: "), Err: err}
 	}
 	if err != nil || m == nil { // not an object, or the literal null
-		i := skipWS(d.data, 0)
+		i := wire.SkipWS(d.data, 0)
 		got := "nothing"
 		if i < len(d.data) {
 			got = kindOf(d.data[i:]).String()

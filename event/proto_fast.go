@@ -20,38 +20,13 @@ import (
 // Anything else takes the general path, which gives every error;
 // FuzzDecodeProto checks that both paths agree.
 
-// protoFast describes a fast-path arm: the field numbers of its id, delta
-// and tag.
-type protoFast struct {
-	typ            Type
-	enum           int32
-	id, delta, tag protowire.Number
-}
-
-var protoFasts = [...]protoFast{
-	2:  {TypeTextMessageContent, 1, 2, 3, 4},
-	5:  {TypeToolCallArgs, 4, 2, 3, 4},
-	27: {TypeReasoningMessageContent, 26, 3, 4, 2},
-}
-
-func init() { wire.ScanProtoDelta = scanProtoDelta }
-
-// scanProtoDelta reads a fast-path message in place for package reducer
-// (see internal/wire): its byte slices alias msg.
-func scanProtoDelta(msg []byte) (wire.Delta, bool) {
-	spec, f, id, delta, tag, ok := scanProtoFast(msg)
-	if !ok {
-		return wire.Delta{}, false
-	}
-	return wire.Delta{Type: string(spec.typ), ID: id, Tag: tag, Tagged: f.seen&seenTag != 0, Text: delta}, true
-}
-
 // decodeProtoFast decodes msg on the fast path if it can.
 func decodeProtoFast(msg []byte) (Event, bool) {
-	spec, f, id, delta, tag, ok := scanProtoFast(msg)
+	d, ok := wire.ScanProtoDelta(msg)
 	if !ok {
 		return decodeProtoFlat(msg)
 	}
+	id, delta, tag := d.ID, d.Text, d.Tag
 	total := len(id) + len(delta) + len(tag)
 	var s string
 	if total > 0 {
@@ -60,96 +35,17 @@ func decodeProtoFast(msg []byte) (Event, bool) {
 		s = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	is, ds, ts := s[:len(id)], s[len(id):len(id)+len(delta)], s[len(id)+len(delta):]
-	switch spec.typ {
+	switch Type(d.Type) {
 	case TypeTextMessageContent:
-		return boxed(TextMessageContent{MessageID: is, Delta: ds}, &f, ts), true
+		b := &box[TextMessageContent, struct{}]{e: TextMessageContent{MessageID: is, Delta: ds}}
+		return attribute(b, d.Tagged, ts, d.Timed, d.Timestamp), true
 	case TypeToolCallArgs:
-		return boxed(ToolCallArgs{ToolCallID: is, Delta: ds}, &f, ts), true
+		b := &box[ToolCallArgs, struct{}]{e: ToolCallArgs{ToolCallID: is, Delta: ds}}
+		return attribute(b, d.Tagged, ts, d.Timed, d.Timestamp), true
 	default:
-		return boxed(ReasoningMessageContent{MessageID: is, Delta: ds}, &f, ts), true
+		b := &box[ReasoningMessageContent, struct{}]{e: ReasoningMessageContent{MessageID: is, Delta: ds}}
+		return attribute(b, d.Tagged, ts, d.Timed, d.Timestamp), true
 	}
-}
-
-// scanProtoFast reads msg in the fast-path shape: its spec, the tag and
-// timestamp found (f), and the id, delta and tag bytes, which alias msg.
-func scanProtoFast(msg []byte) (spec *protoFast, f flat, id, delta, tag []byte, ok bool) {
-	num, typ, n := protowire.ConsumeTag(msg)
-	if n < 0 || typ != protowire.BytesType || int(num) >= len(protoFasts) || protoFasts[num].typ == "" {
-		return nil, f, nil, nil, nil, false
-	}
-	spec = &protoFasts[num]
-	body, m := protowire.ConsumeBytes(msg[n:])
-	if m < 0 || n+m != len(msg) {
-		return nil, f, nil, nil, nil, false
-	}
-	for i := 0; i < len(body); {
-		num, typ, n := protowire.ConsumeTag(body[i:])
-		if n < 0 || typ != protowire.BytesType {
-			return nil, f, nil, nil, nil, false
-		}
-		i += n
-		v, m := protowire.ConsumeBytes(body[i:])
-		if m < 0 {
-			return nil, f, nil, nil, nil, false
-		}
-		i += m
-		var bit uint8
-		switch num {
-		case 1:
-			if !fastBase(v, spec.enum, &f) {
-				return nil, f, nil, nil, nil, false
-			}
-			bit = seenType
-		case spec.id:
-			id, bit = v, seenID
-		case spec.delta:
-			delta, bit = v, seenDelta
-		case spec.tag:
-			tag, bit = v, seenTag
-		default:
-			return nil, f, nil, nil, nil, false
-		}
-		if f.seen&bit != 0 {
-			return nil, f, nil, nil, nil, false
-		}
-		f.seen |= bit
-	}
-	if !utf8.Valid(id) || !utf8.Valid(delta) || !utf8.Valid(tag) {
-		return nil, f, nil, nil, nil, false
-	}
-	return spec, f, id, delta, tag, true
-}
-
-// fastBase reads a base_event holding at most the type enum and a safe
-// integer timestamp, each once.
-func fastBase(b []byte, enum int32, f *flat) bool {
-	seen := 0
-	for i := 0; i < len(b); {
-		num, typ, n := protowire.ConsumeTag(b[i:])
-		if n < 0 || typ != protowire.VarintType || num < 1 || num > 2 || seen&(1<<num) != 0 {
-			return false
-		}
-		seen |= 1 << num
-		i += n
-		v, m := protowire.ConsumeVarint(b[i:])
-		if m < 0 {
-			return false
-		}
-		i += m
-		if num == 1 {
-			if v != uint64(enum) {
-				return false
-			}
-			continue
-		}
-		ts := int64(v)
-		if ts > maxSafeInt || ts < -maxSafeInt {
-			return false
-		}
-		f.ts = ts
-		f.seen |= seenTimestamp
-	}
-	return true
 }
 
 // appendProtoFast encodes e on the fast path if it can: a fast-path type
@@ -173,7 +69,7 @@ func appendProtoFast(dst []byte, e Event) ([]byte, bool) {
 		attr.Subagent != nil && !utf8.ValidString(*attr.Subagent) {
 		return dst, false
 	}
-	spec := &protoFasts[arm]
+	spec := wire.ProtoDeltaArm(string(e.EventType()))
 	baseLen := 2 // the enum, never 0 here
 	if base.Timestamp != nil {
 		baseLen += 1 + protowire.SizeVarint(uint64(*base.Timestamp))
@@ -195,23 +91,23 @@ func appendProtoFast(dst []byte, e Event) ([]byte, bool) {
 		b = protowire.AppendTag(b, num, protowire.BytesType)
 		b = protowire.AppendString(b, s)
 	}
-	b = append(b, 1<<3|byte(protowire.BytesType), byte(baseLen), 1<<3|byte(protowire.VarintType), byte(spec.enum))
+	b = append(b, 1<<3|byte(protowire.BytesType), byte(baseLen), 1<<3|byte(protowire.VarintType), byte(spec.Enum))
 	if base.Timestamp != nil {
 		b = protowire.AppendTag(b, 2, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(*base.Timestamp))
 	}
 	// Field-number order: the reasoning arm's tag (2) comes first.
-	if spec.tag < spec.id && attr.Subagent != nil {
-		put(spec.tag, *attr.Subagent)
+	if spec.Tag < spec.ID && attr.Subagent != nil {
+		put(spec.Tag, *attr.Subagent)
 	}
 	if id != "" {
-		put(spec.id, id)
+		put(spec.ID, id)
 	}
 	if delta != "" {
-		put(spec.delta, delta)
+		put(spec.Delta, delta)
 	}
-	if spec.tag > spec.delta && attr.Subagent != nil {
-		put(spec.tag, *attr.Subagent)
+	if spec.Tag > spec.Delta && attr.Subagent != nil {
+		put(spec.Tag, *attr.Subagent)
 	}
 	return b, true
 }
@@ -226,11 +122,11 @@ type protoFlat struct {
 	enum  int32
 	nums  [4]protowire.Number
 	tag   protowire.Number
-	build func(s *[4]string, has uint8, f *flat, tag string) (Event, bool)
+	build func(s *[4]string, has uint8, c *protoCommon, tag string) (Event, bool)
 }
 
 var protoFlats = [...]protoFlat{
-	1: {0, [4]protowire.Number{2, 3, 4}, 5, func(s *[4]string, has uint8, f *flat, tag string) (Event, bool) {
+	1: {0, [4]protowire.Number{2, 3, 4}, 5, func(s *[4]string, has uint8, c *protoCommon, tag string) (Event, bool) {
 		e := TextMessageStart{MessageID: s[0]}
 		if has&2 != 0 {
 			switch r := Role(s[1]); r {
@@ -243,41 +139,41 @@ var protoFlats = [...]protoFlat{
 		if has&4 != 0 {
 			e.Name = &s[2]
 		}
-		return boxed(e, f, tag), true
+		return boxed(e, c, tag), true
 	}},
-	3: {2, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(TextMessageEnd{MessageID: s[0]}, f, tag), true
+	3: {2, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(TextMessageEnd{MessageID: s[0]}, c, tag), true
 	}},
-	4: {3, [4]protowire.Number{2, 3, 4}, 5, func(s *[4]string, has uint8, f *flat, tag string) (Event, bool) {
+	4: {3, [4]protowire.Number{2, 3, 4}, 5, func(s *[4]string, has uint8, c *protoCommon, tag string) (Event, bool) {
 		e := ToolCallStart{ToolCallID: s[0], ToolCallName: s[1]}
 		if has&4 != 0 {
 			e.ParentMessageID = &s[2]
 		}
-		return boxed(e, f, tag), true
+		return boxed(e, c, tag), true
 	}},
-	6: {5, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ToolCallEnd{ToolCallID: s[0]}, f, tag), true
+	6: {5, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(ToolCallEnd{ToolCallID: s[0]}, c, tag), true
 	}},
-	15: {14, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(StepStarted{StepName: s[0]}, f, tag), true
+	15: {14, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(StepStarted{StepName: s[0]}, c, tag), true
 	}},
-	16: {15, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(StepFinished{StepName: s[0]}, f, tag), true
+	16: {15, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(StepFinished{StepName: s[0]}, c, tag), true
 	}},
-	25: {24, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ReasoningStart{MessageID: s[0]}, f, tag), true
+	25: {24, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(ReasoningStart{MessageID: s[0]}, c, tag), true
 	}},
-	26: {25, [4]protowire.Number{3, 4}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
+	26: {25, [4]protowire.Number{3, 4}, 2, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
 		if Role(s[1]) != RoleReasoning {
 			return nil, false
 		}
-		return boxed(ReasoningMessageStart{MessageID: s[0], Role: RoleReasoning}, f, tag), true
+		return boxed(ReasoningMessageStart{MessageID: s[0], Role: RoleReasoning}, c, tag), true
 	}},
-	28: {27, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ReasoningMessageEnd{MessageID: s[0]}, f, tag), true
+	28: {27, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(ReasoningMessageEnd{MessageID: s[0]}, c, tag), true
 	}},
-	30: {29, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ReasoningEnd{MessageID: s[0]}, f, tag), true
+	30: {29, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, c *protoCommon, tag string) (Event, bool) {
+		return boxed(ReasoningEnd{MessageID: s[0]}, c, tag), true
 	}},
 }
 
@@ -292,7 +188,7 @@ func decodeProtoFlat(msg []byte) (Event, bool) {
 	if m < 0 || n+m != len(msg) {
 		return nil, false
 	}
-	var f flat
+	var c protoCommon
 	var vals [5][]byte // the slots, then the tag
 	var has uint8      // bits 0..3: slots; bit 4: tag
 	total := 0
@@ -308,10 +204,14 @@ func decodeProtoFlat(msg []byte) (Event, bool) {
 		}
 		i += m
 		if num == 1 {
-			if f.seen&seenType != 0 || !fastBase(v, spec.enum, &f) {
+			var ok bool
+			if c.base {
 				return nil, false
 			}
-			f.seen |= seenType
+			if c.ts, c.timed, ok = wire.ProtoBase(v, uint64(spec.enum)); !ok {
+				return nil, false
+			}
+			c.base = true
 			continue
 		}
 		slot := -1
@@ -344,8 +244,18 @@ func decodeProtoFlat(msg []byte) (Event, bool) {
 		s[k], at = all[at:at+len(v)], at+len(v)
 	}
 	tag := all[at:]
-	if has&16 != 0 {
-		f.seen |= seenTag
-	}
-	return spec.build(&s, has&15, &f, tag)
+	c.tagged = has&16 != 0
+	return spec.build(&s, has&15, &c, tag)
+}
+
+// protoCommon is what decodeProtoFlat found besides the arm's own fields:
+// whether the base_event and the tag were given, and the timestamp.
+type protoCommon struct {
+	base, tagged, timed bool
+	ts                  int64
+}
+
+// boxed returns e in a box with its tag and timestamp set from c.
+func boxed[T any, P attributable[T]](e T, c *protoCommon, tag string) Event {
+	return attribute[T, struct{}, P](&box[T, struct{}]{e: e}, c.tagged, tag, c.timed, c.ts)
 }
