@@ -53,11 +53,14 @@ import (
 // with rule R14.
 //
 // The returned event owns its memory: data may be reused once Decode returns.
-// TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT and
-// STATE_DELTA in their common shapes take a hand-written fast path (two
-// allocations per event, three for STATE_DELTA); everything else, and
-// anything unusual in those, goes through encoding/json. Both give the same
-// result.
+// The flat events (every type but MESSAGES_SNAPSHOT and the deprecated
+// THINKING_* ones) in their common shapes take a hand-written fast path: two
+// allocations per event (three with a raw value such as a patch, a snapshot
+// or a tool result's content). Everything else, and anything unusual in
+// those (a member the schema does not know, rawEvent or metadata, a null, a
+// surrogate escape, a role outside its enum, a run's outcome or usage…),
+// goes through encoding/json. Both give the same result, warnings and errors
+// included.
 func Decode(data []byte) (Event, error) {
 	if len(data) == 0 {
 		return nil, ErrEmpty
