@@ -265,21 +265,21 @@ var fastTypes = map[string]fastType{
 			b.e.ParentSubagentRunID = optional(&f, &s, 3, &b.x[1])
 			b.e.ParentToolCallID = optional(&f, &s, 4, &b.x[2])
 			b.e.ParentMessageID = optional(&f, &s, 5, &b.x[3])
-			return stamped(b, &f), true
+			return stamped(b, f.Timed, f.Timestamp), true
 		}},
 	string(TypeSubagentFinished): {fastSpec(TypeSubagentFinished, required("subagentRunId"), rawMember("result", wire.NotNull, false)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[SubagentFinished, struct{}]{}
 			b.e.ID = s[0]
 			b.e.Result = rawValue(data, &f, 1)
-			return stamped(b, &f), true
+			return stamped(b, f.Timed, f.Timestamp), true
 		}},
 	string(TypeSubagentError): {fastSpec(TypeSubagentError, required("subagentRunId"), required("message"), optionalMember("code")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[SubagentError, string]{}
 			b.e.ID, b.e.Message = s[0], s[1]
 			b.e.Code = optional(&f, &s, 2, &b.x)
-			return stamped(b, &f), true
+			return stamped(b, f.Timed, f.Timestamp), true
 		}},
 
 	// The run types carry no tag: the reference path drops one with a
@@ -290,21 +290,21 @@ var fastTypes = map[string]fastType{
 			b.e.ThreadID, b.e.RunID = s[0], s[1]
 			b.e.ProtocolVersion = optional(&f, &s, 2, &b.x[0])
 			b.e.ParentRunID = optional(&f, &s, 3, &b.x[1])
-			return stamped(b, &f), true
+			return stamped(b, f.Timed, f.Timestamp), true
 		}},
 	string(TypeRunFinished): {fastSpec(TypeRunFinished, required("threadId"), required("runId"), rawMember("result", wire.NotNull, false)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[RunFinished, struct{}]{}
 			b.e.ThreadID, b.e.RunID = s[0], s[1]
 			b.e.Result = rawValue(data, &f, 2)
-			return stamped(b, &f), true
+			return stamped(b, f.Timed, f.Timestamp), true
 		}},
 	string(TypeRunError): {fastSpec(TypeRunError, required("message"), optionalMember("code")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[RunError, string]{}
 			b.e.Message = s[0]
 			b.e.Code = optional(&f, &s, 1, &b.x)
-			return stamped(b, &f), true
+			return stamped(b, f.Timed, f.Timestamp), true
 		}},
 }
 
@@ -363,14 +363,14 @@ func attribute[T, X any, P attributable[T]](b *box[T, X], tagged bool, tag strin
 }
 
 // stamped returns b's event, of a type that carries no tag, with its
-// timestamp set from f.
+// timestamp set when given.
 func stamped[T, X any, P interface {
 	*T
 	Event
-}](b *box[T, X], f *wire.Flat) Event {
+}](b *box[T, X], timed bool, ts int64) Event {
 	p := P(&b.e)
-	if f.Timed {
-		b.ts = f.Timestamp
+	if timed {
+		b.ts = ts
 		p.Common().Timestamp = &b.ts
 	}
 	return p

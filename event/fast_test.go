@@ -92,3 +92,43 @@ func TestFastPathAllocations(t *testing.T) {
 		assert.LessOrEqual(t, allocs, 2.0, "allocations for %s", in)
 	}
 }
+
+// TestProtoFastPathTakesCommonShapes checks that the protobuf fast path
+// decodes the flat events of a long thread itself, exactly as the general
+// path does, in at most three allocations (the event, its strings, and a
+// tool result's content); FuzzDecodeProto checks both paths on every input.
+func TestProtoFastPathTakesCommonShapes(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","parentRunId":"p","protocolVersion":"1.0"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","timestamp":3}`,
+		`{"type":"RUN_ERROR","message":"m","code":"c"}`,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-1","name":"assistant","parentToolCallId":"c"}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"sa-1"}`,
+		`{"type":"SUBAGENT_ERROR","subagentRunId":"sa-1","message":"m"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m-1","role":"assistant","subagentRunId":"sa-1"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-1","delta":"the bus fleet"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m-1"}`,
+		`{"type":"TEXT_MESSAGE_CHUNK","messageId":"m-1","role":"user","delta":"d"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"tc-9","toolCallName":"lookup","parentMessageId":"m-9","subagentRunId":"sa-1"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"tc-9","delta":"{\"q\":\"9\"}"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"tc-9"}`,
+		`{"type":"TOOL_CALL_CHUNK","toolCallId":"tc-9","delta":"{"}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"r-9","toolCallId":"tc-9","content":"result \"9\"\u2028","subagentRunId":"sa-1","role":"tool"}`,
+		`{"type":"STEP_STARTED","stepName":"s"}`,
+		`{"type":"REASONING_MESSAGE_START","messageId":"r","role":"reasoning"}`,
+		`{"type":"REASONING_MESSAGE_CHUNK","messageId":"r"}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"v"}`,
+	} {
+		e, err := Decode([]byte(line))
+		require.NoError(t, err, line)
+		msg, err := AppendProto(nil, e)
+		require.NoError(t, err, line)
+		fast, ok := decodeProtoFast(msg)
+		require.True(t, ok, "the fast path takes %s", line)
+		general, err := decodeProtoGeneral(msg)
+		require.NoError(t, err, line)
+		assert.Equal(t, general, fast, line)
+		allocs := testing.AllocsPerRun(20, func() { _, _ = DecodeProto(msg) })
+		assert.LessOrEqual(t, allocs, 3.0, "allocations for %s", line)
+	}
+}
