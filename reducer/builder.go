@@ -27,11 +27,11 @@ type Builder struct {
 	// out; the invocation nodes and the cold part it made since then (their
 	// version or stamp after frozen, the step of that view) may change in
 	// place, by streamed deltas only.
-	owned  bool
-	frozen uint64
-	lk     lookups   // lookups remembered for streamed deltas
-	sm     streams   // where streamed deltas went
-	buf    [512]byte // decoded text of an escaped delta read in place
+	owned      bool
+	frozen     uint64
+	remembered lookups   // lookups remembered for streamed deltas
+	sm         streams   // where streamed deltas went
+	buf        [512]byte // decoded text of an escaped delta read in place
 }
 
 // NewBuilder returns a Builder that goes on from v (view.New() for a new
@@ -105,7 +105,7 @@ func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 		nv, _ = next(b.cur)
 	}
 	f := newFolder(nv, t)
-	f.lk = &b.lk
+	f.remembered = &b.remembered
 	return nv, f
 }
 
@@ -134,7 +134,7 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	} else if b.streamed(d, text) {
 		return true
 	}
-	if !admits(state(b.cur), d, &b.lk) {
+	if !admits(state(b.cur), d, &b.remembered) {
 		return false
 	}
 	nv, f := b.deltaFolder(d.t)
@@ -161,11 +161,11 @@ func (b *Builder) streamedArgs(d delta, text string) bool {
 	if s == nil || s.made <= b.frozen {
 		return false
 	}
-	n := s.target(b, d, state(b.cur).C.Scope.OpenTool)
+	n := s.target(b, d, state(b.cur).Cold.Scope.OpenTool)
 	if n == nil {
 		return false
 	}
-	nd := n.D()
+	nd := n.Data()
 	if m, pos, ok := nd.HotMsg(); !ok || m != s.msg || pos != s.pos || m.Calls.At(s.idx) != s.call {
 		return false
 	}
@@ -188,15 +188,15 @@ func (b *Builder) rememberArgs(d delta, text string) {
 		b.sm.args.forget(d.id)
 		return
 	}
-	open := state(b.cur).C.Scope.OpenTool
-	id, o, ok := b.lk.tool.lookup(open, d.id)
+	open := state(b.cur).Cold.Scope.OpenTool
+	id, o, ok := b.remembered.tool.lookup(open, d.id)
 	if !ok || !o.Held {
 		b.sm.args.forget(d.id)
 		return
 	}
 	var s argStream
 	s.set(b, open, id, o.Owner, o.Loc)
-	m, pos, ok := s.node.D().HotMsg()
+	m, pos, ok := s.node.Data().HotMsg()
 	if !ok || pos != o.Loc.Pos || o.Idx >= m.Calls.Len() || m.Calls.At(o.Idx).ID != id {
 		b.sm.args.forget(id)
 		return
@@ -219,15 +219,15 @@ func (b *Builder) streamed(d delta, text string) bool {
 		return false
 	}
 	st := state(b.cur)
-	open := st.C.Scope.OpenText
+	open := st.Cold.Scope.OpenText
 	if d.t == event.TypeReasoningMessageContent {
-		open = st.C.Scope.OpenRsn
+		open = st.Cold.Scope.OpenRsn
 	}
 	n := s.target(b, d, open)
 	if n == nil {
 		return false
 	}
-	nd := n.D()
+	nd := n.Data()
 	if id, ok := nd.Streaming(s.pos); !ok || id != d.id {
 		return false
 	}
@@ -249,10 +249,10 @@ func (b *Builder) remember(d delta) {
 	if tb == nil {
 		return
 	}
-	c := state(b.cur).C
-	cache, open := &b.lk.text, c.Scope.OpenText
+	c := state(b.cur).Cold
+	cache, open := &b.remembered.text, c.Scope.OpenText
 	if d.t == event.TypeReasoningMessageContent {
-		cache, open = &b.lk.rsn, c.Scope.OpenRsn
+		cache, open = &b.remembered.rsn, c.Scope.OpenRsn
 	}
 	id, o, ok := cache.lookup(open, d.id)
 	if !ok || !o.In {

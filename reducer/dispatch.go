@@ -16,12 +16,12 @@ func (f *folder) event(e event.Event) *Violation {
 	tag := tagOf(e)
 	if (t.Attributable() || t.Deprecated()) && tag.Sub {
 		// R7 bookkeeping, and the unannounced node attribution alone makes (R11).
-		if _, seen := f.st.C.Scope.Attributed.Get(tag.ID); !seen {
-			c := f.c()
+		if _, seen := f.st.Cold.Scope.Attributed.Get(tag.ID); !seen {
+			c := f.writeCold()
 			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
 			k := f.invFor(tag)
 			switch d := f.peek(k); {
-			case !d.I.Announced:
+			case !d.Info.Announced:
 				// Attribution alone is valid (R11), but a producer that can
 				// report the lifecycle should (R12): a warning for
 				// producer authors, once per invocation and run.
@@ -31,7 +31,7 @@ func (f *folder) event(e event.Event) *Violation {
 					// run's error, and attributed again: no longer abandoned.
 					f.node(k).Status = model.InvUnannounced
 				}
-			case d.Status == model.InvSuspended && d.I.Run < f.runIndex():
+			case d.Status == model.InvSuspended && d.Info.Run < f.runIndex():
 				// Suspended in an earlier run and continued by attributed
 				// events alone, without a new SUBAGENT_STARTED (G10):
 				// running again, until the run ends (settleContinued).
@@ -65,17 +65,17 @@ func (f *folder) event(e event.Event) *Violation {
 		if err := f.closeLane(tag); err != nil {
 			return err
 		}
-		return f.textStart(e.MessageID, e.Role, e.Name, tag, meta)
+		return f.msgStart(textMsgs, e.MessageID, e.Role, e.Name, tag, meta)
 	case *event.TextMessageContent:
 		if err := f.closeOwnLane(tag, model.LaneText, e.MessageID); err != nil {
 			return err
 		}
-		return f.textContent(e.MessageID, e.Delta, tag, meta)
+		return f.msgContent(textMsgs, e.MessageID, e.Delta, tag, meta)
 	case *event.TextMessageEnd:
 		if err := f.closeOwnLane(tag, model.LaneText, e.MessageID); err != nil {
 			return err
 		}
-		return f.textEnd(e.MessageID, tag, meta)
+		return f.msgEnd(textMsgs, e.MessageID, tag, meta)
 	case *event.TextMessageChunk:
 		return f.textChunk(e, tag)
 
@@ -136,17 +136,17 @@ func (f *folder) event(e event.Event) *Violation {
 		if err := f.closeLane(tag); err != nil {
 			return err
 		}
-		return f.reasoningMsgStart(e.MessageID, tag, meta)
+		return f.msgStart(reasoningMsgs, e.MessageID, nil, nil, tag, meta)
 	case *event.ReasoningMessageContent:
 		if err := f.closeOwnLane(tag, model.LaneReasoning, e.MessageID); err != nil {
 			return err
 		}
-		return f.reasoningMsgContent(e.MessageID, e.Delta, tag, meta)
+		return f.msgContent(reasoningMsgs, e.MessageID, e.Delta, tag, meta)
 	case *event.ReasoningMessageEnd:
 		if err := f.closeOwnLane(tag, model.LaneReasoning, e.MessageID); err != nil {
 			return err
 		}
-		return f.reasoningMsgEnd(e.MessageID, tag, meta)
+		return f.msgEnd(reasoningMsgs, e.MessageID, tag, meta)
 	case *event.ReasoningMessageChunk:
 		return f.reasoningChunk(e, tag)
 	case *event.ReasoningEnd:
@@ -182,7 +182,7 @@ func (f *folder) event(e event.Event) *Violation {
 
 // phase checks an event type against the run lifecycle (V1–V4).
 func (f *folder) phase(t event.Type) *Violation {
-	switch f.st.C.Phase {
+	switch f.st.Cold.Phase {
 	case model.PhaseNone:
 		if t != event.TypeRunStarted && t != event.TypeRunError {
 			return f.violation("V1", "the first event must be RUN_STARTED (or RUN_ERROR), not %s", t)
@@ -208,7 +208,7 @@ func (f *folder) phase(t event.Type) *Violation {
 // from the event index so that folding stays deterministic. The event's tag
 // goes to its translation and is verified like any tag (G22).
 func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
-	th := &f.c().Thinking
+	th := &f.writeCold().Thinking
 	mint := fmt.Sprintf("agview-thinking-%d", f.index)
 	switch e := e.(type) {
 	case *event.ThinkingStart:
@@ -226,14 +226,14 @@ func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
 	case *event.ThinkingTextMessageStart:
 		th.Msg, th.MsgSet = mint, true
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_START translated to REASONING_MESSAGE_START (messageId %q)", mint)
-		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.reasoningMsgStart(mint, tag, e.Metadata) })
+		return f.as(event.TypeReasoningMessageStart, func() *Violation { return f.msgStart(reasoningMsgs, mint, nil, nil, tag, e.Metadata) })
 	case *event.ThinkingTextMessageContent:
 		if !th.MsgSet {
 			return f.violation("V13", "THINKING_TEXT_MESSAGE_CONTENT without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
 		}
 		id := th.Msg
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_CONTENT translated to REASONING_MESSAGE_CONTENT (messageId %q)", id)
-		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.reasoningMsgContent(id, e.Delta, tag, e.Metadata) })
+		return f.as(event.TypeReasoningMessageContent, func() *Violation { return f.msgContent(reasoningMsgs, id, e.Delta, tag, e.Metadata) })
 	case *event.ThinkingTextMessageEnd:
 		if !th.MsgSet {
 			return f.violation("V13", "THINKING_TEXT_MESSAGE_END without a thinking message in progress; send THINKING_TEXT_MESSAGE_START first")
@@ -241,7 +241,7 @@ func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
 		id := th.Msg
 		th.Msg, th.MsgSet = "", false
 		f.warn("G2", "deprecated THINKING_TEXT_MESSAGE_END translated to REASONING_MESSAGE_END (messageId %q)", id)
-		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.reasoningMsgEnd(id, tag, e.Metadata) })
+		return f.as(event.TypeReasoningMessageEnd, func() *Violation { return f.msgEnd(reasoningMsgs, id, tag, e.Metadata) })
 	}
 	return nil
 }

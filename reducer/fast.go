@@ -85,17 +85,17 @@ func scanned(data []byte, buf []byte) (delta, string) {
 }
 
 // admits reports whether the state allows the fast path for d: a run is
-// active, no chunk stream is pending and d's tag is known to the run. lk,
+// active, no chunk stream is pending and d's tag is known to the run. remembered,
 // when not nil, remembers the tags it found.
-func admits(st *model.State, d delta, lk *lookups) bool {
-	c := st.C
+func admits(st *model.State, d delta, remembered *lookups) bool {
+	c := st.Cold
 	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
 		return false
 	}
 	if d.tag.Sub {
 		var seen bool
-		if lk != nil {
-			_, seen = lk.attributed.get(c.Scope.Attributed, d.tag.ID)
+		if remembered != nil {
+			_, seen = remembered.attributed.get(c.Scope.Attributed, d.tag.ID)
 		} else {
 			_, seen = c.Scope.Attributed.Get(d.tag.ID)
 		}
@@ -184,7 +184,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 		return nil
 	}
 	st := state(b.cur)
-	c := st.C
+	c := st.Cold
 	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 	if s.key >= 0 {
 		n = st.Inv(s.key)
 	}
-	if n != s.node || n.D().Version <= b.frozen {
+	if n != s.node || n.Data().Version <= b.frozen {
 		return nil
 	}
 	return n
@@ -222,7 +222,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 // in the Builder's current view.
 func (s *streamAt[V]) set(b *Builder, open persist.Map[V], id string, owner model.Owner, loc model.Loc) {
 	st := state(b.cur)
-	attr := st.C.Scope.Attributed
+	attr := st.Cold.Scope.Attributed
 	var attrRef persist.Ref
 	if owner.Sub {
 		attrRef = attr.Ref(owner.ID)
@@ -387,9 +387,9 @@ func (f *folder) foldIn(d delta, text string) bool {
 	var viol *Violation
 	switch t {
 	case event.TypeTextMessageContent:
-		viol = f.textContent(id, text, tag, nil)
+		viol = f.msgContent(textMsgs, id, text, tag, nil)
 	case event.TypeReasoningMessageContent:
-		viol = f.reasoningMsgContent(id, text, tag, nil)
+		viol = f.msgContent(reasoningMsgs, id, text, tag, nil)
 	case event.TypeToolCallArgs:
 		viol = f.toolArgs(id, text, tag, nil)
 	default:

@@ -109,7 +109,7 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 	nv, _ := next(v)
 	fv := newFolder(nv, "")
 	f := &fv
-	c := f.c()
+	c := f.writeCold()
 	c.Ended, c.Phase, c.Scope = false, model.PhaseNone, model.RunScope{}
 	if in.ThreadID != "" {
 		c.Thread = in.ThreadID
@@ -119,7 +119,7 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 		return v, &InputError{Rule: viol.Rule, Index: -1, Reason: viol.Message}
 	}
 	if in.State != nil {
-		c := f.c()
+		c := f.writeCold()
 		c.Doc, c.DocBy, c.DocSet = doc, model.Owner{}, false
 	}
 	f.commit()
@@ -144,7 +144,7 @@ func (f *folder) history(msgs []event.Message, continuing bool) *Violation {
 		if !f.ownedAs(&msgs[i]) {
 			f.own(&msgs[i], true)
 		}
-		if !f.st.C.Order.Has(msgs[i].ID) {
+		if !f.st.Cold.Order.Has(msgs[i].ID) {
 			fresh = append(fresh, msgs[i])
 		}
 	}
@@ -156,11 +156,11 @@ func (f *folder) history(msgs []event.Message, continuing bool) *Violation {
 // tool calls are already those own(hm, true) would record.
 func (f *folder) ownedAs(hm *event.Message) bool {
 	owner := tagOwner(hm.Subagent)
-	if rec, ok := f.st.C.MsgOwner.Get(hm.ID); !ok || rec != (model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role)}) {
+	if rec, ok := f.st.Cold.MsgOwner(hm.ID); !ok || rec != (model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role)}) {
 		return false
 	}
 	for _, tc := range hm.ToolCalls {
-		if o, ok := f.st.C.CallOwner.Get(tc.ID); !ok || o != owner {
+		if o, ok := f.st.Cold.CallOwner.Get(tc.ID); !ok || o != owner {
 			return false
 		}
 	}
@@ -183,7 +183,7 @@ func (f *folder) continues(msgs []event.Message) bool {
 			hasReasoning = true
 		}
 	}
-	for id := range f.st.C.Order.All() {
+	for id := range f.st.Cold.Order.All() {
 		m, _, ok := f.msg(id)
 		if !ok {
 			return false
@@ -230,7 +230,7 @@ func (b *Builder) Input(in *event.RunAgentInput) error {
 		return err
 	}
 	// Messages may have moved or left: forget where streamed deltas went.
-	b.sm, b.lk = streams{}, lookups{}
+	b.sm, b.remembered = streams{}, lookups{}
 	b.cur, b.owned = nv, true
 	return nil
 }

@@ -18,9 +18,9 @@ func (f *folder) runStarted(e *event.RunStarted) *Violation {
 	if err := f.closeAllLanes(); err != nil {
 		return err
 	}
-	f.c().Phase = model.PhaseActive
-	f.c().Scope = model.RunScope{}
-	f.c().Runs = f.st.C.Runs.Append(model.Run{
+	f.writeCold().Phase = model.PhaseActive
+	f.writeCold().Scope = model.RunScope{}
+	f.writeCold().Runs = f.st.Cold.Runs.Append(model.Run{
 		ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: cloneStr(e.ParentRunID),
 		Status: model.RunRunning, Start: f.index, End: -1,
 	})
@@ -35,7 +35,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 	if err := f.closeAllLanes(); err != nil {
 		return err
 	}
-	sc := &f.st.C.Scope
+	sc := &f.st.Cold.Scope
 	if sc.OpenSteps.Len() > 0 {
 		var names []string
 		for _, s := range sc.OpenSteps.All() {
@@ -86,7 +86,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 			r.Interrupts = outcome.Interrupts
 		}
 	})
-	f.c().Pending = cloneInterrupts(pending)
+	f.writeCold().Pending = cloneInterrupts(pending)
 	f.setRootStatus(root)
 	f.settleContinued(func(id string) model.InvStatus {
 		for _, in := range pending {
@@ -99,7 +99,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 		}
 		return model.InvFinished
 	})
-	f.c().Phase = model.PhaseFinished
+	f.writeCold().Phase = model.PhaseFinished
 	return nil
 }
 
@@ -109,19 +109,19 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 // end gives: finished when the run finishes, suspended again when one of
 // the run's interrupts is theirs, abandoned when the run errors.
 func (f *folder) settleContinued(end func(id string) model.InvStatus) {
-	sc := &f.st.C.Scope
+	sc := &f.st.Cold.Scope
 	for _, id := range sortedKeys(sc.Attributed) {
 		if _, active := sc.Active.Get(id); active {
 			continue
 		}
-		if k, ok := f.st.C.InvIDs.Get(id); ok && f.peek(k).I.Announced && f.peek(k).Status == model.InvRunning {
+		if k, ok := f.st.Cold.InvIDs.Get(id); ok && f.peek(k).Info.Announced && f.peek(k).Status == model.InvRunning {
 			f.node(k).Status = end(id)
 		}
 	}
 }
 
 func (f *folder) runError(e *event.RunError) *Violation {
-	if f.st.C.Phase == model.PhaseFinished {
+	if f.st.Cold.Phase == model.PhaseFinished {
 		// V2 lets RUN_ERROR follow RUN_FINISHED. The run is over: it keeps
 		// its status, outcome, end and pending interrupts; the verifier
 		// moves on (V3: only RUN_STARTED may come next).
@@ -131,15 +131,15 @@ func (f *folder) runError(e *event.RunError) *Violation {
 		}
 		f.warn("V2", "RUN_ERROR %q%s came after run %s finished with RUN_FINISHED; the finished run is kept as it was",
 			e.Message, code, f.runName())
-		f.c().Phase = model.PhaseErrored
+		f.writeCold().Phase = model.PhaseErrored
 		return nil
 	}
 	// V15: RUN_ERROR is accepted at any time, so pending chunk streams are
 	// discarded rather than closed; their entities are abandoned below.
 	f.discardLanes()
-	if f.st.C.Phase == model.PhaseNone {
+	if f.st.Cold.Phase == model.PhaseNone {
 		// RUN_ERROR may come first (V1): it opens and ends an implicit run.
-		f.c().Runs = f.st.C.Runs.Append(model.Run{Implicit: true, Start: f.index, End: -1})
+		f.writeCold().Runs = f.st.Cold.Runs.Append(model.Run{Implicit: true, Start: f.index, End: -1})
 	}
 	f.abandonAll()
 	f.setRun(func(r *model.Run) {
@@ -149,7 +149,7 @@ func (f *folder) runError(e *event.RunError) *Violation {
 		r.Usage = model.CloneUsage(e.Usage)
 	})
 	f.setRootStatus(model.InvErrored)
-	f.c().Phase = model.PhaseErrored
+	f.writeCold().Phase = model.PhaseErrored
 	return nil
 }
 
@@ -159,11 +159,11 @@ func (f *folder) runError(e *event.RunError) *Violation {
 // (its owner of an open message, tool call, reasoning span or step); one with
 // nothing open stays unannounced.
 func (f *folder) abandonAll() {
-	sc := &f.st.C.Scope
+	sc := &f.st.Cold.Scope
 	var holders []int // nodes owning something open
 	hold := func(o model.Owner) {
 		if o.Sub {
-			if k, ok := f.st.C.InvIDs.Get(o.ID); ok {
+			if k, ok := f.st.Cold.InvIDs.Get(o.ID); ok {
 				holders = append(holders, k)
 			}
 		}
@@ -205,7 +205,7 @@ func (f *folder) abandonAll() {
 			f.node(k).Status = model.InvAbandoned
 		}
 	}
-	f.c().Scope = model.RunScope{Started: sc.Started, Closed: sc.Closed, Attributed: sc.Attributed}
+	f.writeCold().Scope = model.RunScope{Started: sc.Started, Closed: sc.Closed, Attributed: sc.Attributed}
 }
 
 func (f *folder) abandonMsg(id string) {
@@ -225,7 +225,7 @@ func stepKey(o model.Owner, name string) string { return o.Key() + "\x00" + name
 
 func (f *folder) stepStarted(name string, tag model.Owner) *Violation {
 	k := stepKey(tag, name)
-	if _, open := f.st.C.Scope.OpenSteps.Get(k); open {
+	if _, open := f.st.Cold.Scope.OpenSteps.Get(k); open {
 		if tag.Sub {
 			return f.violation("V10", "step %q is already open for subagent '%s'; finish it with STEP_FINISHED first", name, tag.ID)
 		}
@@ -235,16 +235,16 @@ func (f *folder) stepStarted(name string, tag model.Owner) *Violation {
 	n := f.info(key)
 	pos := n.Steps.Len()
 	n.Steps = n.Steps.Append(model.Step{Name: name, Status: model.EntOpen, Run: f.runIndex(), Start: f.index, End: -1})
-	f.c().Scope.OpenSteps = f.st.C.Scope.OpenSteps.Set(k, model.StepLoc{Owner: tag, Name: name, Inv: key, Pos: pos})
+	f.writeCold().Scope.OpenSteps = f.st.Cold.Scope.OpenSteps.Set(k, model.StepLoc{Owner: tag, Name: name, Inv: key, Pos: pos})
 	return nil
 }
 
 func (f *folder) stepFinished(name string, tag model.Owner) *Violation {
 	k := stepKey(tag, name)
-	sl, open := f.st.C.Scope.OpenSteps.Get(k)
+	sl, open := f.st.Cold.Scope.OpenSteps.Get(k)
 	if !open {
 		var others []string
-		for _, s := range f.st.C.Scope.OpenSteps.All() {
+		for _, s := range f.st.Cold.Scope.OpenSteps.All() {
 			if s.Name == name {
 				others = append(others, s.Owner.Describe())
 			}
@@ -256,7 +256,7 @@ func (f *folder) stepFinished(name string, tag model.Owner) *Violation {
 		}
 		return f.violation("V11", "STEP_FINISHED for step %q, which was not started", name)
 	}
-	f.c().Scope.OpenSteps = f.st.C.Scope.OpenSteps.Delete(k)
+	f.writeCold().Scope.OpenSteps = f.st.Cold.Scope.OpenSteps.Delete(k)
 	f.endStep(sl, model.EntClosed)
 	return nil
 }
@@ -273,7 +273,7 @@ func (f *folder) endStep(sl model.StepLoc, status model.EntStatus) {
 
 func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	id := e.ID
-	sc := &f.st.C.Scope
+	sc := &f.st.Cold.Scope
 	if _, ok := sc.Active.Get(id); ok {
 		return f.violation("R8", "subagent '%s' is already active; finish it with SUBAGENT_FINISHED first", id)
 	}
@@ -289,14 +289,14 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 		}
 	}
 	run := f.runIndex()
-	key, exists := f.st.C.InvIDs.Get(id)
+	key, exists := f.st.Cold.InvIDs.Get(id)
 	continued := false
 	if exists {
 		d := f.peek(key)
 		switch {
-		case d.Status == model.InvSuspended && d.I.Run < run:
+		case d.Status == model.InvSuspended && d.Info.Run < run:
 			continued = true // G10: a later run continues a suspended invocation
-		case !d.I.Announced:
+		case !d.Info.Announced:
 			// Seen through attribution (in an earlier run, or in history),
 			// perhaps abandoned by a RUN_ERROR since: announce it in place.
 		default:
@@ -320,7 +320,7 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	if e.Description != nil {
 		d.Description = cloneStr(e.Description)
 	}
-	sc = &f.c().Scope
+	sc = &f.writeCold().Scope
 	sc.Started = sc.Started.Set(id, struct{}{})
 	sc.Active = sc.Active.Set(id, key)
 	if continued {
@@ -331,7 +331,7 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	d.ParentMsg = cloneStr(e.ParentMessageID)
 	parent := -1
 	if p := e.ParentSubagentRunID; p != nil {
-		parent, _ = f.st.C.InvIDs.Get(*p)
+		parent, _ = f.st.Cold.InvIDs.Get(*p)
 	}
 	d.ParentKey = parent
 	pn := f.info(parent)
@@ -384,7 +384,7 @@ func (f *folder) subagentError(e *event.SubagentError) *Violation {
 
 // active returns the node of an active invocation (R9).
 func (f *folder) active(id string, t event.Type) (int, *Violation) {
-	key, ok := f.st.C.Scope.Active.Get(id)
+	key, ok := f.st.Cold.Scope.Active.Get(id)
 	if !ok {
 		return 0, f.violation("R9", "%s: no active subagent '%s'; SUBAGENT_STARTED must come first", t, id)
 	}
@@ -392,7 +392,7 @@ func (f *folder) active(id string, t event.Type) (int, *Violation) {
 }
 
 func (f *folder) close(id string) {
-	sc := &f.c().Scope
+	sc := &f.writeCold().Scope
 	sc.Active = sc.Active.Delete(id)
 	sc.Closed = sc.Closed.Set(id, struct{}{})
 }

@@ -24,7 +24,7 @@ const ruleApply = "G14" // warnings about the message projection
 
 // msg returns the message with the given id in the list, and where it lives.
 func (f *folder) msg(id string) (*model.Msg, model.Loc, bool) {
-	loc, ok := f.st.C.MsgLoc.Get(id)
+	loc, ok := f.st.Cold.MsgLoc(id)
 	if !ok {
 		return nil, loc, false
 	}
@@ -36,20 +36,30 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 	f.inv(loc.Inv).SetMsg(loc.Pos, m)
 }
 
-// place stores m in the invocation its tag names and records where; it does
-// not touch the list order.
-func (f *folder) place(m *model.Msg) model.Loc {
-	key := f.invFor(tagOwner(m.I.Tag))
+// place stores m in the invocation its tag names and records where, and
+// its owner when owner is not nil (both in one record, see model.MsgRec);
+// it does not touch the list order.
+func (f *folder) place(m *model.Msg, owner *model.OwnerRec) model.Loc {
+	key := f.invFor(tagOwner(m.Info.Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
-	f.c().MsgLoc = f.st.C.MsgLoc.Set(m.ID, loc)
+	if owner == nil {
+		f.writeCold().SetMsgLoc(m.ID, loc)
+		return loc
+	}
+	rec := *owner
+	if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
+		rec.Owner.ID = id // the node's copy: one string per invocation, not per message
+	}
+	f.writeCold().SetMsg(m.ID, rec, loc)
 	return loc
 }
 
-// appendMsg places m and appends it to the list.
-func (f *folder) appendMsg(m *model.Msg) model.Loc {
-	loc := f.place(m)
-	f.c().Order = f.st.C.Order.Append(m.ID)
+// appendMsg places m (with its owner, when owner is not nil) and appends it
+// to the list.
+func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
+	loc := f.place(m, owner)
+	f.writeCold().Order = f.st.Cold.Order.Append(m.ID)
 	return loc
 }
 
@@ -68,9 +78,9 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 // update stores the changed message c of the message at loc, moving it to
 // another invocation when its tag changed.
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
-	if tagOwner(old.I.Tag) != tagOwner(c.I.Tag) {
+	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
 		f.unplace(loc)
-		f.place(c)
+		f.place(c, nil)
 		return
 	}
 	f.putMsg(loc, c)
@@ -164,39 +174,100 @@ func isHex4(b []byte) bool {
 }
 
 // ---------------------------------------------------------------------------
-// Text messages
+// Text and reasoning messages
 
-func (f *folder) textStart(id string, role *event.Role, name *string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.C.Scope.OpenText.Get(id); open {
-		return f.violation("V6", "text message '%s' is already in progress; end it with TEXT_MESSAGE_END first", id)
+// A msgKind is what tells the text message events from the reasoning
+// message events (docs/protocol.md V6, V7, V13): one implementation of
+// START, CONTENT and END serves both.
+type msgKind struct {
+	kind             model.Kind
+	noun             string     // "text message"
+	start, end       event.Type // the kind's START and END events
+	ruleOpen         string     // the rule a START of an open message breaks
+	ruleNone         string     // the rule a CONTENT or END of no open message breaks
+	defaultRole      event.Role
+	ownerOf          func(f *folder, id string) (model.Owner, bool)
+	needsOwnerRecord func(rec model.OwnerRec, known bool) bool
+}
+
+var (
+	textMsgs = &msgKind{
+		kind: model.KindText, noun: "text message",
+		start: event.TypeTextMessageStart, end: event.TypeTextMessageEnd,
+		ruleOpen: "V6", ruleNone: "V7", defaultRole: event.RoleAssistant,
+		ownerOf: func(f *folder, id string) (model.Owner, bool) {
+			rec, ok := f.st.Cold.MsgOwner(id)
+			return rec.Owner, ok
+		},
+		needsOwnerRecord: func(_ model.OwnerRec, known bool) bool { return !known },
+	}
+	reasoningMsgs = &msgKind{
+		kind: model.KindReasoning, noun: "reasoning message",
+		start: event.TypeReasoningMessageStart, end: event.TypeReasoningMessageEnd,
+		ruleOpen: "V13", ruleNone: "V13", defaultRole: event.RoleReasoning,
+		// A reasoning message shares its owner with the span of its id.
+		ownerOf: (*folder).reasoningOwner,
+		needsOwnerRecord: func(rec model.OwnerRec, known bool) bool {
+			return !known || rec.Kind != model.KindReasoning
+		},
+	}
+)
+
+// open returns the kind's open messages in the current run.
+func (k *msgKind) open(c *model.Cold) persist.Map[model.Open] {
+	if k == reasoningMsgs {
+		return c.Scope.OpenRsn
+	}
+	return c.Scope.OpenText
+}
+
+// setOpen replaces the kind's open messages; c must be a private copy.
+func (k *msgKind) setOpen(c *model.Cold, m persist.Map[model.Open]) {
+	if k == reasoningMsgs {
+		c.Scope.OpenRsn = m
+	} else {
+		c.Scope.OpenText = m
+	}
+}
+
+// msgStart folds a TEXT_MESSAGE_START or REASONING_MESSAGE_START. name and
+// role are the text message's (nil for reasoning).
+func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string, tag model.Owner, meta json.RawMessage) *Violation {
+	if _, open := k.open(f.st.Cold).Get(id); open {
+		return f.violation(k.ruleOpen, "%s '%s' is already in progress; end it with %s first", k.noun, id, k.end)
 	}
 	m, loc, exists := f.msg(id)
-	if exists && m.Kind() != model.KindText {
-		return f.violation("A1", "TEXT_MESSAGE_START for '%s', which names a %s; one id names one message of one kind", id, m.Kind())
+	if exists && m.Kind() != k.kind {
+		return f.violation("A1", "%s for '%s', which names a %s; one id names one message of one kind", k.start, id, m.Kind())
 	}
 	owner := tag
-	if rec, known := f.st.C.MsgOwner.Get(id); known {
-		if tag.Sub && tag != rec.Owner {
-			return f.violation("R16", "subagentRunId '%s' does not match the text message '%s' opener's subagent %s", tag.ID, id, rec.Owner.Quoted())
+	if known, ok := k.ownerOf(f, id); ok {
+		if tag.Sub && tag != known {
+			return f.violation("R16", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, k.noun, id, known.Quoted())
 		}
-		owner = rec.Owner
-	} else {
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(id, model.OwnerRec{Owner: owner, Kind: model.KindText})
+		owner = known
+	}
+	var record *model.OwnerRec // the owner to record, when it must be
+	if rec, known := f.st.Cold.MsgOwner(id); k.needsOwnerRecord(rec, known) {
+		record = &model.OwnerRec{Owner: owner, Kind: k.kind}
 	}
 	if exists {
+		if record != nil {
+			f.writeCold().SetMsgOwner(id, *record)
+		}
 		f.reopen(m, loc, meta)
 	} else {
-		r := event.RoleAssistant
+		r := k.defaultRole
 		if role != nil {
 			r = *role
 		}
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
-			I: model.InfoOf(tag.Tag(), cloneStr(name), meta),
-		})
+			Info: model.InfoOf(tag.Tag(), cloneStr(name), meta),
+		}, record)
 	}
-	c := f.c()
-	c.Scope.OpenText = c.Scope.OpenText.Set(id, model.Open{Owner: owner, Loc: loc, In: true})
+	c := f.writeCold()
+	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
 	return nil
 }
 
@@ -207,7 +278,7 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	c := *m
 	if meta != nil {
 		c = *m.WithInfo()
-		c.I.Meta = c.I.Meta.Merge(meta)
+		c.Info.Meta = c.Info.Meta.Merge(meta)
 	}
 	c.Status = model.EntOpen
 	f.putMsg(loc, &c)
@@ -226,16 +297,16 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	hasText := streaming || m.HasText
-	if !hasText && m.I.HasDoc {
+	if !hasText && m.Info.HasDoc {
 		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
 		return
 	}
-	if !hasText && m.I.Raw != nil {
+	if !hasText && m.Info.Raw != nil {
 		// G16: a delta into content parts replaces them with its text, as the
 		// reference does.
 		c := *m.WithInfo()
-		c.I.Raw = nil
-		c.I.Meta = c.I.Meta.Merge(meta)
+		c.Info.Raw = nil
+		c.Info.Meta = c.Info.Meta.Merge(meta)
 		c.Text, c.HasText = persist.TextOf(delta), true
 		f.putMsg(loc, &c)
 		return
@@ -248,36 +319,38 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
-	info := *c.I
+	info := *c.Info
 	info.Meta = info.Meta.Merge(meta)
-	c.I = &info
+	c.Info = &info
 	c.HasText = true
 	c.Text = c.Text.Append(delta)
 	f.putMsg(loc, &c)
 }
 
-func (f *folder) textContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.openText(id)
+// msgContent folds a TEXT_MESSAGE_CONTENT or REASONING_MESSAGE_CONTENT.
+func (f *folder) msgContent(k *msgKind, id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := f.openMsg(k, id)
 	if !open {
-		return f.violation("V7", "no text message '%s' is in progress; send TEXT_MESSAGE_START first", id)
+		return f.violation(k.ruleNone, "no %s '%s' is in progress; send %s first", k.noun, id, k.start)
 	}
-	if v := f.ownerMismatch("text message", id, tag, o.Owner); v != nil {
+	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
 	f.appendText(id, o, delta, meta)
 	return nil
 }
 
-func (f *folder) textEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.C.Scope.OpenText.Get(id)
+// msgEnd folds a TEXT_MESSAGE_END or REASONING_MESSAGE_END.
+func (f *folder) msgEnd(k *msgKind, id string, tag model.Owner, meta json.RawMessage) *Violation {
+	o, open := k.open(f.st.Cold).Get(id)
 	if !open {
-		return f.violation("V7", "no text message '%s' is in progress; TEXT_MESSAGE_START must come first", id)
+		return f.violation(k.ruleNone, "no %s '%s' is in progress; %s must come first", k.noun, id, k.start)
 	}
-	if v := f.ownerMismatch("text message", id, tag, o.Owner); v != nil {
+	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
-	c := f.c()
-	c.Scope.OpenText = c.Scope.OpenText.Delete(id)
+	c := f.writeCold()
+	k.setOpen(c, k.open(c).Delete(id))
 	f.closeMsg(id, o, meta)
 	return nil
 }
@@ -290,9 +363,9 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		return
 	}
 	if meta != nil {
-		info := *c.I
+		info := *c.Info
 		info.Meta = info.Meta.Merge(meta)
-		c.I = &info
+		c.Info = &info
 	}
 	c.Status = model.EntClosed
 	// The text is complete: give back the room its buffer kept to grow.
@@ -305,7 +378,7 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 
 // call finds tool call id in the message holding it.
 func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok bool) {
-	at, found := f.st.C.CallLoc.Get(id)
+	at, found := f.st.Cold.CallLoc.Get(id)
 	if !found {
 		return nil, loc, -1, false
 	}
@@ -331,7 +404,7 @@ func (f *folder) changeCall(holder *model.Msg, loc model.Loc, idx int, fn func(*
 // changeCallInfo is changeCall for the call's info.
 func (f *folder) changeCallInfo(holder *model.Msg, loc model.Loc, idx int, fn func(*model.CallInfo)) {
 	c := holder.Calls.At(idx).WithInfo()
-	fn(c.I)
+	fn(c.Info)
 	f.putCall(holder, loc, idx, c)
 }
 
@@ -342,14 +415,14 @@ func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Cal
 }
 
 func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.C.Scope.OpenTool.Get(id); open {
+	if _, open := f.st.Cold.Scope.OpenTool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}
-	rec, known := f.st.C.CallOwner.Get(id)
+	rec, known := f.st.Cold.CallOwner.Get(id)
 	var pm model.OwnerRec
 	pmKnown := false
 	if parentMsg != nil {
-		pm, pmKnown = f.st.C.MsgOwner.Get(*parentMsg)
+		pm, pmKnown = f.st.Cold.MsgOwner(*parentMsg)
 		// G16: R18 counts the owners the reference records (text openers, tool
 		// results, history); an activity or reasoning message a stream event
 		// opened has none, and the call goes to a new assistant message.
@@ -380,10 +453,10 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		owner = model.Parent
 	}
 	if !known {
-		f.c().CallOwner = f.st.C.CallOwner.Set(id, owner)
+		f.writeCold().CallOwner = f.st.Cold.CallOwner.Set(id, owner)
 	}
 	open := func(loc model.Loc, idx int) {
-		c := f.c()
+		c := f.writeCold()
 		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, model.OpenCall{Owner: owner, Loc: loc, Idx: idx, Held: true})
 	}
 	if holder, loc, idx, ok := f.call(id); ok {
@@ -394,7 +467,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 			c.Name = name
 		}
 		c.Status = model.EntOpen
-		c.I.Meta = c.I.Meta.Merge(meta)
+		c.Info.Meta = c.Info.Meta.Merge(meta)
 		f.putCall(holder, loc, idx, c)
 		open(loc, idx)
 		return nil
@@ -414,7 +487,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		}
 	}
 	c := &model.Call{ID: id, Name: name, Status: model.EntOpen,
-		I: &model.CallInfo{Owner: owner, Start: f.index, Meta: model.MetaOf(meta)}}
+		Info: &model.CallInfo{Owner: owner, Start: f.index, Meta: model.MetaOf(meta)}}
 	idx := 0
 	if exists {
 		h := *tm
@@ -423,14 +496,13 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		h.HasCalls = true
 		f.putMsg(tloc, &h)
 	} else {
+		// G6: a message a tool call creates belongs to the call's owner.
 		tloc = f.appendMsg(&model.Msg{
 			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
-			I: model.InfoOf(tag.Tag(), nil, nil),
-		})
-		// G6: a message a tool call creates belongs to the call's owner.
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(target, model.OwnerRec{Owner: owner, Kind: model.KindText})
+			Info: model.InfoOf(tag.Tag(), nil, nil),
+		}, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
-	f.c().CallLoc = f.st.C.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
+	f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
 	open(tloc, idx)
 	return nil
 }
@@ -467,7 +539,7 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 	c := *holder.Calls.At(idx)
 	if meta != nil {
 		c = *holder.Calls.At(idx).WithInfo()
-		c.I.Meta = c.I.Meta.Merge(meta)
+		c.Info.Meta = c.Info.Meta.Merge(meta)
 	}
 	c.Args = c.Args.Append(delta)
 	f.putCall(&holder, loc, idx, &c)
@@ -475,20 +547,20 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 }
 
 func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.C.Scope.OpenTool.Get(id)
+	o, open := f.st.Cold.Scope.OpenTool.Get(id)
 	if !open {
 		return f.violation("V9", "no tool call '%s' is in progress; TOOL_CALL_START must come first", id)
 	}
 	if v := f.ownerMismatch("tool call", id, tag, o.Owner); v != nil {
 		return v
 	}
-	c := f.c()
+	c := f.writeCold()
 	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
 	if holder, held := f.heldCall(id, o); held {
 		c := *holder.Calls.At(o.Idx)
 		if meta != nil {
 			c = *holder.Calls.At(o.Idx).WithInfo()
-			c.I.Meta = c.I.Meta.Merge(meta)
+			c.Info.Meta = c.Info.Meta.Merge(meta)
 		}
 		c.Status = model.EntClosed
 		f.putCall(&holder, o.Loc, o.Idx, &c)
@@ -500,33 +572,32 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	if m, _, exists := f.msg(e.MessageID); exists {
 		return f.violation("A1", "TOOL_CALL_RESULT mints message '%s', but that id already names a %s; one id names one message", e.MessageID, m.Kind())
 	}
-	// R26: the result is attributed on its own and (re)sets its message's owner.
-	f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindTool})
 	role := event.RoleTool
 	if e.Role != nil {
 		role = *e.Role
 	}
 	callID := e.ToolCallID
 	m := &model.Msg{ID: e.MessageID, Role: role,
-		I: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
-	m.Text, m.HasText, m.I.Raw = content(e.Content)
-	f.place(m)
+		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
+	m.Text, m.HasText, m.Info.Raw = content(e.Content)
+	// R26: the result is attributed on its own and (re)sets its message's owner.
+	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool})
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
-	if held && f.st.C.Order.Has(holder.ID) {
+	if held && f.st.Cold.Order.Has(holder.ID) {
 		at := holder.ID
 		// Start from the last result put after this holder, when it is
 		// still there: the tool messages before it follow the holder
 		// already, and walking them again made n results under one
 		// message cost O(n²).
-		if last, ok := f.st.C.ResultAfter.Get(holder.ID); ok && f.st.C.Order.Has(last) {
+		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Order.Has(last) {
 			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
 				at = last
 			}
 		}
 		for {
-			next, ok := f.st.C.Order.Next(at)
+			next, ok := f.st.Cold.Order.Next(at)
 			if !ok {
 				break
 			}
@@ -535,14 +606,14 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			}
 			at = next
 		}
-		f.c().Order = f.st.C.Order.InsertAfter(at, e.MessageID)
-		f.c().ResultAfter = f.st.C.ResultAfter.Set(holder.ID, e.MessageID)
+		f.writeCold().Order = f.st.Cold.Order.InsertAfter(at, e.MessageID)
+		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
 			c.Result, c.HasResult = e.MessageID, true
 			c.ResultContent = bytes.Clone(e.Content)
 		})
 	} else {
-		f.c().Order = f.st.C.Order.Append(e.MessageID)
+		f.writeCold().Order = f.st.Cold.Order.Append(e.MessageID)
 	}
 	return nil
 }
@@ -554,14 +625,14 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 // message's, else the span's (a span and a message may share an id and
 // share one owner).
 func (f *folder) reasoningOwner(id string) (model.Owner, bool) {
-	if rec, ok := f.st.C.MsgOwner.Get(id); ok && rec.Kind == model.KindReasoning {
+	if rec, ok := f.st.Cold.MsgOwner(id); ok && rec.Kind == model.KindReasoning {
 		return rec.Owner, true
 	}
-	return f.st.C.SpanOwner.Get(id)
+	return f.st.Cold.SpanOwner.Get(id)
 }
 
 func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
-	if _, open := f.st.C.Scope.OpenSpan.Get(id); open {
+	if _, open := f.st.Cold.Scope.OpenSpan.Get(id); open {
 		return f.violation("V12", "reasoning span '%s' is already in progress; end it with REASONING_END first", id)
 	}
 	owner := tag
@@ -571,26 +642,26 @@ func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
 		}
 		owner = rec
 	}
-	if _, ok := f.st.C.SpanOwner.Get(id); !ok {
-		f.c().SpanOwner = f.st.C.SpanOwner.Set(id, owner)
+	if _, ok := f.st.Cold.SpanOwner.Get(id); !ok {
+		f.writeCold().SpanOwner = f.st.Cold.SpanOwner.Set(id, owner)
 	}
 	key := f.invFor(owner)
 	n := f.info(key)
 	pos := n.Spans.Len()
 	n.Spans = n.Spans.Append(model.Span{ID: id, Status: model.EntOpen, Start: f.index, End: -1})
-	f.c().Scope.OpenSpan = f.st.C.Scope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
+	f.writeCold().Scope.OpenSpan = f.st.Cold.Scope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
 	return nil
 }
 
 func (f *folder) reasoningEnd(id string, tag model.Owner) *Violation {
-	sl, open := f.st.C.Scope.OpenSpan.Get(id)
+	sl, open := f.st.Cold.Scope.OpenSpan.Get(id)
 	if !open {
 		return f.violation("V12", "no reasoning span '%s' is in progress; send REASONING_START first", id)
 	}
 	if v := f.ownerMismatch("reasoning message", id, tag, sl.Owner); v != nil {
 		return v
 	}
-	f.c().Scope.OpenSpan = f.st.C.Scope.OpenSpan.Delete(id)
+	f.writeCold().Scope.OpenSpan = f.st.Cold.Scope.OpenSpan.Delete(id)
 	f.endSpan(sl, model.EntClosed)
 	return nil
 }
@@ -602,81 +673,24 @@ func (f *folder) endSpan(sl model.SpanLoc, status model.EntStatus) {
 	n.Spans = n.Spans.Set(sl.Pos, s)
 }
 
-func (f *folder) reasoningMsgStart(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.C.Scope.OpenRsn.Get(id); open {
-		return f.violation("V13", "reasoning message '%s' is already in progress; end it with REASONING_MESSAGE_END first", id)
-	}
-	m, loc, exists := f.msg(id)
-	if exists && m.Kind() != model.KindReasoning {
-		return f.violation("A1", "REASONING_MESSAGE_START for '%s', which names a %s; one id names one message of one kind", id, m.Kind())
-	}
-	owner := tag
-	if rec, known := f.reasoningOwner(id); known {
-		if tag.Sub && tag != rec {
-			return f.violation("R16", "subagentRunId '%s' does not match the reasoning message '%s' opener's subagent %s", tag.ID, id, rec.Quoted())
-		}
-		owner = rec
-	}
-	if rec, ok := f.st.C.MsgOwner.Get(id); !ok || rec.Kind != model.KindReasoning {
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(id, model.OwnerRec{Owner: owner, Kind: model.KindReasoning})
-	}
-	if exists {
-		f.reopen(m, loc, meta)
-	} else {
-		loc = f.appendMsg(&model.Msg{
-			ID: id, Role: event.RoleReasoning, HasText: true, Status: model.EntOpen,
-			I: model.InfoOf(tag.Tag(), nil, meta),
-		})
-	}
-	c := f.c()
-	c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, model.Open{Owner: owner, Loc: loc, In: true})
-	return nil
-}
-
-func (f *folder) reasoningMsgContent(id, delta string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.openRsn(id)
-	if !open {
-		return f.violation("V13", "no reasoning message '%s' is in progress; send REASONING_MESSAGE_START first", id)
-	}
-	if v := f.ownerMismatch("reasoning message", id, tag, o.Owner); v != nil {
-		return v
-	}
-	f.appendText(id, o, delta, meta)
-	return nil
-}
-
-func (f *folder) reasoningMsgEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.C.Scope.OpenRsn.Get(id)
-	if !open {
-		return f.violation("V13", "no reasoning message '%s' is in progress; REASONING_MESSAGE_START must come first", id)
-	}
-	if v := f.ownerMismatch("reasoning message", id, tag, o.Owner); v != nil {
-		return v
-	}
-	c := f.c()
-	c.Scope.OpenRsn = c.Scope.OpenRsn.Delete(id)
-	f.closeMsg(id, o, meta)
-	return nil
-}
-
 func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owner) *Violation {
 	val := e.EncryptedValue
 	switch e.Subtype {
 	case event.EncryptedToolCall:
-		if rec, ok := f.st.C.CallOwner.Get(e.EntityID); ok && tag.Sub && tag != rec {
+		if rec, ok := f.st.Cold.CallOwner.Get(e.EntityID); ok && tag.Sub && tag != rec {
 			return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Quoted())
 		}
 		if holder, loc, idx, ok := f.call(e.EntityID); ok {
 			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) { c.EncryptedValue = &val })
 		}
 	case event.EncryptedMessage:
-		if rec, ok := f.st.C.MsgOwner.Get(e.EntityID); ok && tag.Sub && tag != rec.Owner &&
+		if rec, ok := f.st.Cold.MsgOwner(e.EntityID); ok && tag.Sub && tag != rec.Owner &&
 			(rec.Kind == model.KindText || rec.Kind == model.KindReasoning) {
 			return f.violation("R15", "subagentRunId '%s' does not match the message '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Owner.Quoted())
 		}
 		if m, loc, ok := f.msg(e.EntityID); ok && m.Role != event.RoleActivity {
 			c := m.WithInfo()
-			c.I.EncryptedValue = &val
+			c.Info.EncryptedValue = &val
 			f.putMsg(loc, c)
 		}
 	default:
@@ -703,30 +717,29 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 	case exists && replace:
 		// R27: a replacing snapshot re-mints the activity and re-owns it; G17:
 		// a change of owner is worth a warning.
-		if rec, ok := f.st.C.MsgOwner.Get(e.MessageID); ok && rec.Owner != tag {
+		if rec, ok := f.st.Cold.MsgOwner(e.MessageID); ok && rec.Owner != tag {
 			f.warn("G17", "activity '%s' changes owner from %s to %s: a replacing ACTIVITY_SNAPSHOT re-owns it (R27)",
 				e.MessageID, rec.Owner.Quoted(), tag.Quoted())
 		}
 		c := m.WithInfo()
 		c.Text, c.HasText = persist.Text{}, false
-		c.I.Doc, c.I.HasDoc, c.I.Raw = doc, true, nil
-		c.I.ActivityType = &typ
-		c.I.Tag = tag.Tag()
-		c.I.Meta = c.I.Meta.Merge(e.Metadata)
+		c.Info.Doc, c.Info.HasDoc, c.Info.Raw = doc, true, nil
+		c.Info.ActivityType = &typ
+		c.Info.Tag = tag.Tag()
+		c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()
-			c.I.Meta = c.I.Meta.Merge(e.Metadata)
+			c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
 			f.putMsg(loc, c)
 		}
 	default:
 		f.appendMsg(&model.Msg{
 			ID: e.MessageID, Role: event.RoleActivity,
-			I: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
-		})
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+			Info: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
+		}, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}
 	return nil
 }
@@ -740,11 +753,11 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role)
 		return nil
 	}
-	if rec, ok := f.st.C.MsgOwner.Get(e.MessageID); ok && tag.Sub && tag != rec.Owner {
+	if rec, ok := f.st.Cold.MsgOwner(e.MessageID); ok && tag.Sub && tag != rec.Owner {
 		return f.violation("R15", "subagentRunId '%s' does not match the activity '%s' opener's subagent %s", tag.ID, e.MessageID, rec.Owner.Quoted())
 	}
 	c := m.WithInfo()
-	doc, warns, err := patch.Apply(m.I.Doc, e.Patch, nil)
+	doc, warns, err := patch.Apply(m.Info.Doc, e.Patch, nil)
 	for _, w := range warns {
 		f.warn("G2", "ACTIVITY_DELTA '%s': %s", e.MessageID, w.String())
 	}
@@ -753,9 +766,9 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		f.warn("G8", "ACTIVITY_DELTA '%s' skipped whole, content and activityType unchanged: %v", e.MessageID, err)
 	} else {
 		typ := e.ActivityType
-		c.I.Doc, c.I.HasDoc, c.I.ActivityType = doc, true, &typ
+		c.Info.Doc, c.Info.HasDoc, c.Info.ActivityType = doc, true, &typ
 	}
-	c.I.Meta = c.I.Meta.Merge(e.Metadata)
+	c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
 	f.putMsg(loc, c)
 	return nil
 }
@@ -768,13 +781,13 @@ func (f *folder) stateSnapshot(e *event.StateSnapshot, tag model.Owner) *Violati
 	if err != nil {
 		return f.violation(event.RuleSchema, "STATE_SNAPSHOT snapshot is not valid JSON: %v", err)
 	}
-	c := f.c()
+	c := f.writeCold()
 	c.Doc, c.DocBy, c.DocSet = doc, tag, true
 	return nil
 }
 
 func (f *folder) stateDelta(e *event.StateDelta, tag model.Owner) *Violation {
-	doc, warns, err := patch.Apply(f.st.C.Doc, e.Delta, nil)
+	doc, warns, err := patch.Apply(f.st.Cold.Doc, e.Delta, nil)
 	for _, w := range warns {
 		f.warn("G2", "STATE_DELTA: %s", w.String())
 	}
@@ -782,7 +795,7 @@ func (f *folder) stateDelta(e *event.StateDelta, tag model.Owner) *Violation {
 		f.warn("G8", "STATE_DELTA skipped whole, state unchanged: %v", err)
 		return nil
 	}
-	c := f.c()
+	c := f.writeCold()
 	c.Doc, c.DocBy, c.DocSet = doc, tag, true
 	return nil
 }

@@ -68,11 +68,11 @@ func Refuse(v *view.View, t event.Type, err error) *view.View {
 		return record(v, refusal(v.EventCount(), t, err))
 	}
 	nv, st := next(v)
-	c := *st.C
+	c := *st.Cold
 	c.Diags = c.Diags.Append(model.Diag{
 		Index: st.Events, Kind: kindWarning, Rule: rule, Type: t, Message: msg,
 	})
-	st.C = &c
+	st.Cold = &c
 	st.Events++
 	st.Step++
 	return publish(nv)
@@ -110,7 +110,7 @@ func refusal(index int, t event.Type, err error) *Violation {
 // RUN_ERROR does (G11). Pending chunk streams are discarded without END, as
 // the reference does. End on a view that has already ended returns it.
 func End(v *view.View, cause error) *view.View {
-	if state(v).C.Ended {
+	if state(v).Cold.Ended {
 		return v
 	}
 	nv, _ := next(v)
@@ -121,7 +121,7 @@ func End(v *view.View, cause error) *view.View {
 		f.warn("G18", "%v", cause)
 		cause = nil
 	}
-	if f.st.C.Phase == model.PhaseActive {
+	if f.st.Cold.Phase == model.PhaseActive {
 		switch {
 		case cause == nil:
 			f.setRun(func(r *model.Run) { r.Status = model.RunIncomplete })
@@ -131,7 +131,7 @@ func End(v *view.View, cause error) *view.View {
 			f.setRun(func(r *model.Run) { r.Status = model.RunCancelled; r.End = f.index })
 			f.setRootStatus(model.InvAbandoned)
 			f.warn("G11", "the stream was cancelled while run %s was running: %v", f.runName(), cause)
-			f.c().Phase = model.PhaseErrored
+			f.writeCold().Phase = model.PhaseErrored
 		default:
 			f.abandonAll()
 			f.setRun(func(r *model.Run) {
@@ -141,7 +141,7 @@ func End(v *view.View, cause error) *view.View {
 			})
 			f.setRootStatus(model.InvErrored)
 			f.warn("G11", "the stream broke while run %s was running: %v", f.runName(), cause)
-			f.c().Phase = model.PhaseErrored
+			f.writeCold().Phase = model.PhaseErrored
 		}
 	} else if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
 		if _, started := v.LastRun(); started {
@@ -150,7 +150,7 @@ func End(v *view.View, cause error) *view.View {
 			f.warn("G11", "the stream broke before any run started: %v", cause)
 		}
 	}
-	c := f.c()
+	c := f.writeCold()
 	c.Scope.Lanes = lanesEmpty
 	c.Ended = true
 	f.commit()
@@ -209,13 +209,13 @@ const (
 	kindWarning   = "warning"
 )
 
-func state(v *view.View) *model.State { return (*model.View)(v).S() }
+func state(v *view.View) *model.State { return (*model.View)(v).Data() }
 
 // next returns a new, unpublished view holding a copy of v's state, and that
 // state for the caller to change.
 func next(v *view.View) (*model.View, *model.State) {
 	nv := (*model.View)(v).Next()
-	return nv, nv.S()
+	return nv, nv.Data()
 }
 
 func publish(nv *model.View) *view.View { return (*view.View)(nv) }
@@ -223,7 +223,7 @@ func publish(nv *model.View) *view.View { return (*view.View)(nv) }
 // record returns v counting one more event, with viol in its diagnostics.
 func record(v *view.View, viol *Violation) *view.View {
 	nv, st := next(v)
-	c := *st.C
+	c := *st.Cold
 	c.Diags = c.Diags.Append(model.Diag{
 		Index: viol.Index, Kind: kindViolation, Rule: viol.Rule, Type: viol.Type, Message: viol.Message,
 	})
@@ -231,7 +231,7 @@ func record(v *view.View, viol *Violation) *view.View {
 	if len(viol.stale) > 0 {
 		c.Scope.Lanes = discardStale(c.Scope.Lanes, viol)
 	}
-	st.C = &c
+	st.Cold = &c
 	st.Events++
 	st.Step++
 	return publish(nv)
@@ -293,43 +293,40 @@ func warningRule(w event.Warning) string {
 // writes is reachable from a published view until the view is published, so
 // a violation found half-way simply drops the copy.
 type folder struct {
-	st    *model.State
-	cold  bool       // st.C is this fold's private copy
-	wire  event.Type // the wire event's type
-	cur   event.Type // the event being folded (differs for chunk expansions)
-	index int
-	step  uint64
+	st         *model.State
+	coldCopied bool       // st.Cold is this fold's private copy
+	wire       event.Type // the wire event's type
+	cur        event.Type // the event being folded (differs for chunk expansions)
+	index      int
+	step       uint64
 	// The invocation nodes changed in this fold: usually one or two, kept in
 	// an array to spare an allocation; the rest in more.
-	few   [4]dirtyNode
-	nfew  int
-	more  []dirtyNode
-	diags []model.Diag
-	lk    *lookups // a Builder's remembered lookups, or nil
+	few        [4]dirtyNode
+	nfew       int
+	more       []dirtyNode
+	diags      []model.Diag
+	remembered *lookups // a Builder's remembered lookups, or nil
 }
 
-// openText returns the open text message id, as OpenText.Get does.
-func (f *folder) openText(id string) (model.Open, bool) {
-	if f.lk != nil {
-		return f.lk.text.get(f.st.C.Scope.OpenText, id)
+// openMsg returns the open text or reasoning message id, as the kind's open
+// map's Get does.
+func (f *folder) openMsg(k *msgKind, id string) (model.Open, bool) {
+	if f.remembered != nil {
+		cache := &f.remembered.text
+		if k == reasoningMsgs {
+			cache = &f.remembered.rsn
+		}
+		return cache.get(k.open(f.st.Cold), id)
 	}
-	return f.st.C.Scope.OpenText.Get(id)
-}
-
-// openRsn returns the open reasoning message id, as OpenRsn.Get does.
-func (f *folder) openRsn(id string) (model.Open, bool) {
-	if f.lk != nil {
-		return f.lk.rsn.get(f.st.C.Scope.OpenRsn, id)
-	}
-	return f.st.C.Scope.OpenRsn.Get(id)
+	return k.open(f.st.Cold).Get(id)
 }
 
 // openTool returns the open tool call id, as OpenTool.Get does.
 func (f *folder) openTool(id string) (model.OpenCall, bool) {
-	if f.lk != nil {
-		return f.lk.tool.get(f.st.C.Scope.OpenTool, id)
+	if f.remembered != nil {
+		return f.remembered.tool.get(f.st.Cold.Scope.OpenTool, id)
 	}
-	return f.st.C.Scope.OpenTool.Get(id)
+	return f.st.Cold.Scope.OpenTool.Get(id)
 }
 
 type dirtyNode struct {
@@ -339,7 +336,7 @@ type dirtyNode struct {
 }
 
 func newFolder(v *model.View, wire event.Type) folder {
-	st := v.S()
+	st := v.Data()
 	return folder{st: st, wire: wire, cur: wire, index: st.Events, step: st.Step + 1}
 }
 
@@ -363,15 +360,14 @@ func (f *folder) addDirty(d dirtyNode) int {
 	return f.ndirty() - 1
 }
 
-// c returns the cold part of the state, copied on first use in this fold.
-func (f *folder) c() *model.Cold {
-	if !f.cold {
-		f.cold = true
-		c := *f.st.C
-		c.Stamp = f.step
-		f.st.C = &c
+// writeCold returns the cold part of the state, copied on first use in this fold.
+func (f *folder) writeCold() *model.Cold {
+	if !f.coldCopied {
+		f.coldCopied = true
+		c := *f.st.Cold
+		f.st.Cold = &c
 	}
-	return f.st.C
+	return f.st.Cold
 }
 
 // commit publishes the nodes changed during the fold into the state and
@@ -387,9 +383,9 @@ func (f *folder) commit() {
 			subs = append(subs, d.n)
 		}
 	}
-	f.st.SetInvs(f.c, subs...)
+	f.st.SetInvs(f.writeCold, subs...)
 	if len(f.diags) > 0 {
-		c := f.c()
+		c := f.writeCold()
 		for _, d := range f.diags {
 			c.Diags = c.Diags.Append(d)
 		}
@@ -403,7 +399,7 @@ func (f *folder) commit() {
 func (f *folder) dirtyAt(key int) int {
 	for i := range f.ndirty() {
 		if d := f.dirtyNode(i); d.key == key {
-			d.n.D().Version = f.step
+			d.n.Data().Version = f.step
 			return i
 		}
 	}
@@ -414,14 +410,14 @@ func (f *folder) dirtyAt(key int) int {
 		src = f.st.Inv(key)
 	}
 	n := src.Clone()
-	n.D().Version = f.step
+	n.Data().Version = f.step
 	return f.addDirty(dirtyNode{key: key, n: n})
 }
 
 // node returns a private, changeable copy of invocation node key (-1: the
 // root), copying it on first use within this fold. Its info is shared: use
 // info to change that.
-func (f *folder) node(key int) *model.InvData { return f.dirtyNode(f.dirtyAt(key)).n.D() }
+func (f *folder) node(key int) *model.InvData { return f.dirtyNode(f.dirtyAt(key)).n.Data() }
 
 // inv is node for callers that need the node itself.
 func (f *folder) inv(key int) *model.Inv { return f.dirtyNode(f.dirtyAt(key)).n }
@@ -430,32 +426,32 @@ func (f *folder) inv(key int) *model.Inv { return f.dirtyNode(f.dirtyAt(key)).n 
 func (f *folder) info(key int) *model.InvInfo {
 	d := f.dirtyNode(f.dirtyAt(key))
 	if !d.info {
-		inf := *d.n.D().I
-		d.n.D().I = &inf
+		inf := *d.n.Data().Info
+		d.n.Data().Info = &inf
 		d.info = true
 	}
-	return d.n.D().I
+	return d.n.Data().Info
 }
 
 // peek returns invocation node key without copying it; callers must not write.
 func (f *folder) peek(key int) *model.InvData {
 	for i := range f.ndirty() {
 		if d := f.dirtyNode(i); d.key == key {
-			return d.n.D()
+			return d.n.Data()
 		}
 	}
 	if key < 0 {
-		return f.st.Root.D()
+		return f.st.Root.Data()
 	}
-	return f.st.Inv(key).D()
+	return f.st.Inv(key).Data()
 }
 
 // newNode appends a new subagent node and makes it the latest node of its id.
 func (f *folder) newNode(info model.InvInfo, status model.InvStatus) int {
 	info.First = f.index
 	info.Run = f.runIndex()
-	n := model.NewInv(model.InvData{Status: status, Version: f.step, I: &info})
-	c := f.c()
+	n := model.NewInv(model.InvData{Status: status, Version: f.step, Info: &info})
+	c := f.writeCold()
 	key := f.st.AppendInv(n)
 	c.InvIDs = c.InvIDs.Set(info.ID, key)
 	f.addDirty(dirtyNode{key: key, n: n, info: true})
@@ -468,13 +464,13 @@ func (f *folder) invFor(o model.Owner) int {
 	if !o.Sub {
 		return -1
 	}
-	if k, ok := f.st.C.InvIDs.Get(o.ID); ok {
+	if k, ok := f.st.Cold.InvIDs.Get(o.ID); ok {
 		return k
 	}
 	return f.newNode(model.InvInfo{ID: o.ID, ParentKey: -1}, model.InvUnannounced)
 }
 
-func (f *folder) runIndex() int { return f.st.C.Runs.Len() - 1 }
+func (f *folder) runIndex() int { return f.st.Cold.Runs.Len() - 1 }
 
 // setRun changes the current run.
 func (f *folder) setRun(fn func(*model.Run)) {
@@ -482,14 +478,14 @@ func (f *folder) setRun(fn func(*model.Run)) {
 	if i < 0 {
 		return
 	}
-	c := f.c()
+	c := f.writeCold()
 	r := c.Runs.At(i)
 	fn(&r)
 	c.Runs = c.Runs.Set(i, r)
 }
 
 func (f *folder) runName() string {
-	r, ok := f.st.C.Runs.Last()
+	r, ok := f.st.Cold.Runs.Last()
 	if !ok {
 		return "(none)"
 	}

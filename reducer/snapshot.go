@@ -17,7 +17,7 @@ import (
 func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 	m := &model.Msg{
 		ID: hm.ID, Role: hm.Role,
-		I: &model.MsgInfo{
+		Info: &model.MsgInfo{
 			Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name),
 			ToolCallID: cloneStr(hm.ToolCallID), Error: cloneStr(hm.Error),
 			ActivityType: cloneStr(hm.ActivityType), EncryptedValue: cloneStr(hm.EncryptedValue),
@@ -26,12 +26,12 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 	}
 	if hm.Role == event.RoleActivity && len(hm.Content) > 0 {
 		if doc, err := patch.New(hm.Content); err == nil {
-			m.I.Doc, m.I.HasDoc = doc, true
+			m.Info.Doc, m.Info.HasDoc = doc, true
 		} else {
-			m.I.Raw = bytes.Clone(hm.Content)
+			m.Info.Raw = bytes.Clone(hm.Content)
 		}
 	} else {
-		m.Text, m.HasText, m.I.Raw = content(hm.Content)
+		m.Text, m.HasText, m.Info.Raw = content(hm.Content)
 	}
 	if hm.ToolCalls != nil {
 		m.HasCalls = true
@@ -39,7 +39,7 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 		for _, tc := range hm.ToolCalls {
 			m.Calls = m.Calls.Append(&model.Call{
 				ID: tc.ID, Name: tc.Function.Name, Args: persist.TextOf(tc.Function.Arguments),
-				I: &model.CallInfo{
+				Info: &model.CallInfo{
 					EncryptedValue: cloneStr(tc.EncryptedValue), Meta: model.MetaOf(tc.Metadata),
 					Owner: owner, Start: f.index,
 				},
@@ -53,12 +53,12 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 // overwrite false only ids not yet recorded are seeded.
 func (f *folder) own(hm *event.Message, overwrite bool) {
 	owner := tagOwner(hm.Subagent)
-	if _, known := f.st.C.MsgOwner.Get(hm.ID); overwrite || !known {
-		f.c().MsgOwner = f.st.C.MsgOwner.Set(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
+	if _, known := f.st.Cold.MsgOwner(hm.ID); overwrite || !known {
+		f.writeCold().SetMsgOwner(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
 	}
 	for _, tc := range hm.ToolCalls {
-		if _, known := f.st.C.CallOwner.Get(tc.ID); overwrite || !known {
-			f.c().CallOwner = f.st.C.CallOwner.Set(tc.ID, owner)
+		if _, known := f.st.Cold.CallOwner.Get(tc.ID); overwrite || !known {
+			f.writeCold().CallOwner = f.st.Cold.CallOwner.Set(tc.ID, owner)
 		}
 	}
 }
@@ -66,8 +66,8 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 // holdCalls records m as the holder of its tool calls that no message holds.
 func (f *folder) holdCalls(m *model.Msg) {
 	for i, c := range m.Calls.All() {
-		if _, held := f.st.C.CallLoc.Get(c.ID); !held {
-			f.c().CallLoc = f.st.C.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
+		if _, held := f.st.Cold.CallLoc.Get(c.ID); !held {
+			f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
 	}
 }
@@ -84,11 +84,11 @@ func (f *folder) echoInput(msgs []event.Message) {
 		hm := &msgs[i]
 		f.own(hm, false)
 		tools = tools || isResult(hm)
-		if f.st.C.Order.Has(hm.ID) {
+		if f.st.Cold.Order.Has(hm.ID) {
 			continue
 		}
 		m := f.fromHistory(hm)
-		f.appendMsg(m)
+		f.appendMsg(m, nil)
 		f.holdCalls(m)
 	}
 	if !tools {
@@ -100,10 +100,10 @@ func (f *folder) echoInput(msgs []event.Message) {
 			continue
 		}
 		m, _, ok := f.msg(hm.ID)
-		if !ok || m.Role != event.RoleTool || m.I.ToolCallID == nil || *m.I.ToolCallID != *hm.ToolCallID {
+		if !ok || m.Role != event.RoleTool || m.Info.ToolCallID == nil || *m.Info.ToolCallID != *hm.ToolCallID {
 			continue
 		}
-		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls.At(idx).I.HasResult {
+		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls.At(idx).Info.HasResult {
 			content := m.Message().Content
 			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) {
 				c.Result, c.HasResult, c.ResultContent = hm.ID, true, content
@@ -144,13 +144,13 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
 	for _, c := range m.Calls.All() { // m is private: its calls may be changed in place
 		if old, ok := prior[c.ID]; ok {
-			c.I.Spawned = old.I.Spawned
-			c.I.Result, c.I.HasResult, c.I.ResultContent = old.I.Result, old.I.HasResult, old.I.ResultContent
+			c.Info.Spawned = old.Info.Spawned
+			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = old.Info.Result, old.Info.HasResult, old.Info.ResultContent
 		}
 		if r, ok := results[c.ID]; ok {
-			c.I.Result, c.I.HasResult, c.I.ResultContent = r.ID, true, bytes.Clone(r.Content)
+			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = r.ID, true, bytes.Clone(r.Content)
 		}
-		if f.st.C.Scope.OpenTool.Has(c.ID) {
+		if f.st.Cold.Scope.OpenTool.Has(c.ID) {
 			c.Status = model.EntOpen
 		}
 	}
@@ -190,10 +190,10 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 	}
 
-	old := f.st.C.Order
-	f.c().Order = persist.Seq{}
-	f.c().ResultAfter = persist.Map[string]{}
-	f.c().CallLoc = persist.Map[model.CallLoc]{}
+	old := f.st.Cold.Order
+	f.writeCold().Order = persist.Seq{}
+	f.writeCold().ResultAfter = persist.Map[string]{}
+	f.writeCold().CallLoc = persist.Map[model.CallLoc]{}
 	for id := range old.All() {
 		m, loc, ok := f.msg(id)
 		if !ok {
@@ -203,34 +203,34 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			nm := f.fromHistory(hm)
 			f.relink(nm, prior, results)
 			f.update(m, loc, nm)
-			f.c().Order = f.st.C.Order.Append(id)
+			f.writeCold().Order = f.st.Cold.Order.Append(id)
 			continue
 		}
 		keep := false
 		switch m.Role {
 		case event.RoleActivity:
-			keep = auth.preserves(m.I.ActivityType, hasActivity)
+			keep = auth.preserves(m.Info.ActivityType, hasActivity)
 		case event.RoleReasoning:
 			keep = !hasReasoning
 		}
 		if keep {
-			f.c().Order = f.st.C.Order.Append(id)
+			f.writeCold().Order = f.st.Cold.Order.Append(id)
 			continue
 		}
 		f.unplace(loc)
-		f.c().MsgLoc = f.st.C.MsgLoc.Delete(id)
+		f.writeCold().DropMsgLoc(id)
 	}
 	for i := range e.Messages {
 		hm := &e.Messages[i]
 		f.own(hm, true)
-		if f.st.C.Order.Has(hm.ID) {
+		if f.st.Cold.Order.Has(hm.ID) {
 			continue
 		}
 		nm := f.fromHistory(hm)
 		f.relink(nm, prior, results)
-		f.appendMsg(nm)
+		f.appendMsg(nm, nil)
 	}
-	for id := range f.st.C.Order.All() {
+	for id := range f.st.Cold.Order.All() {
 		if m, _, ok := f.msg(id); ok {
 			f.holdCalls(m)
 		}
@@ -246,7 +246,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 // owner maps are the source of truth; an open entry's owner is a copy, equal
 // to the map's except while a snapshot rewrites the map.
 func (f *folder) relocateOpen() {
-	c := f.c()
+	c := f.writeCold()
 	for id, o := range c.Scope.OpenText.All() {
 		c.Scope.OpenText = c.Scope.OpenText.Set(id, f.relocateMsg(id, o))
 	}
@@ -255,7 +255,7 @@ func (f *folder) relocateOpen() {
 	}
 	for id, o := range c.Scope.OpenSpan.All() {
 		// A span shares its owner with the reasoning message of its id.
-		if rec, ok := c.MsgOwner.Get(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
+		if rec, ok := c.MsgOwner(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
 			o.Owner = rec.Owner
 			c.Scope.OpenSpan = c.Scope.OpenSpan.Set(id, o)
 		}
@@ -272,9 +272,9 @@ func (f *folder) relocateOpen() {
 // relocateMsg returns the open text or reasoning message o, with id, as
 // relocateOpen leaves it; a snapshot version of it reads as still open.
 func (f *folder) relocateMsg(id string, o model.Open) model.Open {
-	c := f.c()
-	o.Loc, o.In = c.MsgLoc.Get(id)
-	if rec, ok := c.MsgOwner.Get(id); ok {
+	c := f.writeCold()
+	o.Loc, o.In = c.MsgLoc(id)
+	if rec, ok := c.MsgOwner(id); ok {
 		o.Owner = rec.Owner
 	}
 	if m, ok := f.at(id, o.Loc, o.In); ok && m.Status != model.EntOpen {

@@ -64,9 +64,9 @@ func entityStatus(s model.EntStatus) EntityStatus { return EntityStatus(s.String
 // views while unchanged (see the package documentation).
 type Invocation model.Inv
 
-func (i *Invocation) d() *model.InvData { return (*model.Inv)(i).D() }
+func (i *Invocation) d() *model.InvData { return (*model.Inv)(i).Data() }
 
-func (i *Invocation) inf() *model.InvInfo { return (*model.Inv)(i).D().I }
+func (i *Invocation) inf() *model.InvInfo { return (*model.Inv)(i).Data().Info }
 
 // ID returns the invocation's subagentRunId; "" for the root.
 func (i *Invocation) ID() string { return i.inf().ID }
@@ -241,12 +241,12 @@ func toolCallOf(c *model.Call, holder string) ToolCall {
 		Arguments:      jsonstr.Join(c.Args.String()), // a pair split across deltas is one character (G19)
 		MessageID:      holder,
 		Status:         entityStatus(c.Status),
-		Subagents:      slices.Clone(c.I.Spawned),
-		EncryptedValue: cloneStr(c.I.EncryptedValue),
+		Subagents:      slices.Clone(c.Info.Spawned),
+		EncryptedValue: cloneStr(c.Info.EncryptedValue),
 	}
-	if c.I.HasResult {
-		tc.ResultMessageID = c.I.Result
-		tc.Result = bytes.Clone(c.I.ResultContent)
+	if c.Info.HasResult {
+		tc.ResultMessageID = c.Info.Result
+		tc.Result = bytes.Clone(c.Info.ResultContent)
 	}
 	return tc
 }
@@ -301,7 +301,7 @@ func (i *Invocation) Reasoning() []Reasoning {
 		if m.Role != event.RoleReasoning {
 			continue
 		}
-		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.I.EncryptedValue)}
+		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.Info.EncryptedValue)}
 		if m.HasText {
 			r.Content = jsonstr.Join(m.Text.String())
 		}
@@ -346,14 +346,14 @@ func (i *Invocation) Activity() []Activity {
 			continue
 		}
 		a := Activity{MessageID: m.ID}
-		if m.I.ActivityType != nil {
-			a.ActivityType = *m.I.ActivityType
+		if m.Info.ActivityType != nil {
+			a.ActivityType = *m.Info.ActivityType
 		}
 		switch {
-		case m.I.HasDoc:
-			a.Content = m.I.Doc.JSON()
-		case m.I.Raw != nil:
-			a.Content = bytes.Clone(m.I.Raw)
+		case m.Info.HasDoc:
+			a.Content = m.Info.Doc.JSON()
+		case m.Info.Raw != nil:
+			a.Content = bytes.Clone(m.Info.Raw)
 		}
 		out = append(out, a)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/jsonstr"
@@ -31,29 +32,6 @@ type jsonError struct {
 	Code    *exact `json:"code"`
 }
 
-type jsonInvocation struct {
-	SubagentRunID       exact                  `json:"subagentRunId"`
-	Run                 int                    `json:"run"`
-	Name                exact                  `json:"name"`
-	Description         *exact                 `json:"description"`
-	Status              Status                 `json:"status"`
-	ParentSubagentRunID *exact                 `json:"parentSubagentRunId"`
-	ParentToolCallID    *exact                 `json:"parentToolCallId"`
-	ParentMessageID     *exact                 `json:"parentMessageId"`
-	Children            []exact                `json:"children"`
-	MessageIDs          []exact                `json:"messageIds"`
-	ToolCallIDs         []exact                `json:"toolCallIds"`
-	Steps               []jsonStep             `json:"steps"`
-	Outcome             *event.SubagentOutcome `json:"outcome"`
-	Result              json.RawMessage        `json:"result"`
-	Error               *jsonError             `json:"error"`
-}
-
-type jsonStep struct {
-	Name   exact        `json:"name"`
-	Status EntityStatus `json:"status"`
-}
-
 type jsonDiagnostic struct {
 	Index   int        `json:"index"`
 	Kind    DiagKind   `json:"kind"`
@@ -69,14 +47,6 @@ type exact string
 
 // MarshalJSON implements json.Marshaler.
 func (s exact) MarshalJSON() ([]byte, error) { return jsonstr.Append(nil, string(s), jsonstr.JS), nil }
-
-func exacts(ss []string) []exact {
-	out := make([]exact, len(ss))
-	for i, s := range ss {
-		out[i] = exact(s)
-	}
-	return out
-}
 
 func jsonErrorOf(e *model.ErrorInfo) *jsonError {
 	if e == nil {
@@ -115,12 +85,12 @@ func (v *View) WriteJSON(w io.Writer) error {
 		jw.value(&m) // addressable, as an element of a slice is
 	}
 	jw.raw(`],"state":`)
-	jw.value(json.RawMessage(st.C.Doc.JSON()))
+	jw.value(json.RawMessage(st.Cold.Doc.JSON()))
 	jw.raw(`,"pendingInterrupts":`)
 	jw.value(v.PendingInterrupts())
 	jw.raw(`,"runs":[`)
 	first = true
-	for r := range st.C.Runs.Values() {
+	for r := range st.Cold.Runs.Values() {
 		jw.sep(&first)
 		jw.value(&jsonRun{
 			ThreadID: exact(r.ThreadID), RunID: exact(r.RunID), Status: RunStatus(r.Status),
@@ -129,42 +99,15 @@ func (v *View) WriteJSON(w io.Writer) error {
 	}
 	jw.raw(`],"invocations":[`)
 	first = true
-	// One jsonInvocation, its id lists reused: encoding 100,000 invocations
-	// allocates little more than their children lists.
-	j := jsonInvocation{MessageIDs: []exact{}, ToolCallIDs: []exact{}, Steps: []jsonStep{}}
+	// Each invocation is written member by member, its strings through one
+	// reused buffer: encoding 100,000 invocations allocates next to nothing.
 	for n := range st.EachInv {
-		inv := (*Invocation)(n)
-		d := n.D().I
-		j.SubagentRunID = exact(d.ID)
-		j.Run = d.Run
-		j.Name = exact(inv.Name())
-		j.Description = (*exact)(d.Description)
-		j.Status = Status(n.D().Status.String())
-		j.ParentSubagentRunID = (*exact)(d.ParentSub)
-		j.ParentToolCallID = (*exact)(d.ParentTool)
-		j.ParentMessageID = (*exact)(d.ParentMsg)
-		j.Children = exacts(d.Children.Slice())
-		j.MessageIDs = j.MessageIDs[:0]
-		j.ToolCallIDs = j.ToolCallIDs[:0]
-		j.Steps = j.Steps[:0]
-		j.Outcome = d.Outcome
-		j.Result = d.Result
-		j.Error = jsonErrorOf(d.Err)
-		for m := range inv.msgs() {
-			j.MessageIDs = append(j.MessageIDs, exact(m.ID))
-			for _, c := range m.Calls.All() {
-				j.ToolCallIDs = append(j.ToolCallIDs, exact(c.ID))
-			}
-		}
-		for s := range d.Steps.Values() {
-			j.Steps = append(j.Steps, jsonStep{Name: exact(s.Name), Status: entityStatus(s.Status)})
-		}
 		jw.sep(&first)
-		jw.value(&j)
+		jw.invocation((*Invocation)(n))
 	}
 	jw.raw(`],"diagnostics":[`)
 	first = true
-	for d := range st.C.Diags.Values() {
+	for d := range st.Cold.Diags.Values() {
 		jw.sep(&first)
 		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}
@@ -178,6 +121,8 @@ type jsonWriter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	err error
+	// scratch holds one encoded string at a time.
+	scratch []byte
 }
 
 func (j *jsonWriter) raw(s string) {
@@ -197,6 +142,94 @@ func (j *jsonWriter) value(x any) {
 		return
 	}
 	_, j.err = j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte{'\n'}))
+}
+
+// str writes s as a JSON string, exactly (docs/protocol.md G19).
+func (j *jsonWriter) str(s string) {
+	if j.err == nil {
+		j.scratch = jsonstr.Append(j.scratch[:0], s, jsonstr.JS)
+		_, j.err = j.w.Write(j.scratch)
+	}
+}
+
+// optStr writes s as a JSON string, or null when s is nil.
+func (j *jsonWriter) optStr(s *string) {
+	if s == nil {
+		j.raw("null")
+		return
+	}
+	j.str(*s)
+}
+
+// invocation writes one invocation of the "invocations" array.
+func (j *jsonWriter) invocation(inv *Invocation) {
+	n := (*model.Inv)(inv).Data()
+	d := n.Info
+	j.raw(`{"subagentRunId":`)
+	j.str(d.ID)
+	j.raw(`,"run":`)
+	j.raw(strconv.Itoa(d.Run))
+	j.raw(`,"name":`)
+	j.str(inv.Name())
+	j.raw(`,"description":`)
+	j.optStr(d.Description)
+	j.raw(`,"status":`)
+	j.str(n.Status.String())
+	j.raw(`,"parentSubagentRunId":`)
+	j.optStr(d.ParentSub)
+	j.raw(`,"parentToolCallId":`)
+	j.optStr(d.ParentTool)
+	j.raw(`,"parentMessageId":`)
+	j.optStr(d.ParentMsg)
+	j.raw(`,"children":[`)
+	first := true
+	for c := range d.Children.Values() {
+		j.sep(&first)
+		j.str(c)
+	}
+	j.raw(`],"messageIds":[`)
+	first = true
+	for m := range inv.msgs() {
+		j.sep(&first)
+		j.str(m.ID)
+	}
+	j.raw(`],"toolCallIds":[`)
+	first = true
+	for m := range inv.msgs() {
+		for _, c := range m.Calls.All() {
+			j.sep(&first)
+			j.str(c.ID)
+		}
+	}
+	j.raw(`],"steps":[`)
+	first = true
+	for s := range d.Steps.Values() {
+		j.sep(&first)
+		j.raw(`{"name":`)
+		j.str(s.Name)
+		j.raw(`,"status":`)
+		j.str(string(entityStatus(s.Status)))
+		j.raw(`}`)
+	}
+	j.raw(`],"outcome":`)
+	if d.Outcome == nil {
+		j.raw("null")
+	} else {
+		j.value(d.Outcome)
+	}
+	j.raw(`,"result":`)
+	if d.Result == nil {
+		j.raw("null")
+	} else {
+		j.value(d.Result)
+	}
+	j.raw(`,"error":`)
+	if d.Err == nil {
+		j.raw("null")
+	} else {
+		j.value(jsonErrorOf(d.Err))
+	}
+	j.raw(`}`)
 }
 
 // sep writes the comma before every member but the first.

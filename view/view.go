@@ -22,28 +22,28 @@ func New() *View {
 	root := model.NewInv(model.InvData{
 		Key:    -1,
 		Status: model.InvUnannounced,
-		I:      &model.InvInfo{Root: true, Announced: true, ParentKey: -1, First: -1},
+		Info:   &model.InvInfo{Root: true, Announced: true, ParentKey: -1, First: -1},
 	})
 	return (*View)(model.NewView(model.State{
 		Root: root,
-		C:    &model.Cold{Doc: patch.EmptyObject()},
+		Cold: &model.Cold{Doc: patch.EmptyObject()},
 	}))
 }
 
-func (v *View) st() *model.State { return (*model.View)(v).S() }
+func (v *View) st() *model.State { return (*model.View)(v).Data() }
 
 // EventCount returns the number of wire events seen: folded, refused or
 // skipped. It is the index the next event will have.
 func (v *View) EventCount() int { return v.st().Events }
 
 // Ended reports whether the end of the stream has been recorded (reducer.End).
-func (v *View) Ended() bool { return v.st().C.Ended }
+func (v *View) Ended() bool { return v.st().Cold.Ended }
 
 // Runs returns the runs of the stream in order. The slice is a fresh copy.
 func (v *View) Runs() []Run {
 	st := v.st()
-	out := make([]Run, 0, st.C.Runs.Len())
-	for r := range st.C.Runs.Values() {
+	out := make([]Run, 0, st.Cold.Runs.Len())
+	for r := range st.Cold.Runs.Values() {
 		out = append(out, runOf(&r))
 	}
 	return out
@@ -51,7 +51,7 @@ func (v *View) Runs() []Run {
 
 // LastRun returns the latest run, and false when no run has started.
 func (v *View) LastRun() (Run, bool) {
-	r, ok := v.st().C.Runs.Last()
+	r, ok := v.st().Cold.Runs.Last()
 	if !ok {
 		return Run{}, false
 	}
@@ -64,10 +64,10 @@ func (v *View) LastRun() (Run, bool) {
 // client's next run goes to this thread (client.NextInput).
 func (v *View) Thread() string {
 	st := v.st()
-	if st.C.Thread != "" {
-		return st.C.Thread
+	if st.Cold.Thread != "" {
+		return st.Cold.Thread
 	}
-	if r, ok := st.C.Runs.Last(); ok {
+	if r, ok := st.Cold.Runs.Last(); ok {
 		return r.ThreadID
 	}
 	return ""
@@ -87,7 +87,7 @@ func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
 // about the invocation changed (see the package documentation).
 func (v *View) Invocation(id string) *Invocation {
 	st := v.st()
-	if k, ok := st.C.InvIDs.Get(id); ok {
+	if k, ok := st.Cold.InvIDs.Get(id); ok {
 		return (*Invocation)(st.Inv(k))
 	}
 	if id == "" {
@@ -143,7 +143,7 @@ func (v *View) InvocationCount() int { return v.st().NInvs() }
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
 	return func(yield func(event.Message) bool) {
-		for id := range st.C.Order.All() {
+		for id := range st.Cold.Order.All() {
 			m := msgAt(st, id)
 			if m == nil {
 				continue
@@ -158,7 +158,7 @@ func (v *View) Messages() iter.Seq[event.Message] {
 // MessageList returns the AG-UI message list as a fresh slice (see Messages).
 func (v *View) MessageList() []event.Message {
 	st := v.st()
-	out := make([]event.Message, 0, st.C.Order.Len())
+	out := make([]event.Message, 0, st.Cold.Order.Len())
 	for m := range v.Messages() {
 		out = append(out, m)
 	}
@@ -166,13 +166,13 @@ func (v *View) MessageList() []event.Message {
 }
 
 // MessageCount returns the number of messages in the AG-UI list.
-func (v *View) MessageCount() int { return v.st().C.Order.Len() }
+func (v *View) MessageCount() int { return v.st().Cold.Order.Len() }
 
 // Message returns the message with the given id, and false if the list has
 // none.
 func (v *View) Message(id string) (event.Message, bool) {
 	st := v.st()
-	if !st.C.Order.Has(id) {
+	if !st.Cold.Order.Has(id) {
 		return event.Message{}, false
 	}
 	m := msgAt(st, id)
@@ -189,7 +189,7 @@ func (v *View) Message(id string) (event.Message, bool) {
 // results) are closed.
 func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 	st := v.st()
-	if !st.C.Order.Has(id) {
+	if !st.Cold.Order.Has(id) {
 		return "", false
 	}
 	m := msgAt(st, id)
@@ -203,7 +203,7 @@ func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {
 	st := v.st()
-	at, ok := st.C.CallLoc.Get(id)
+	at, ok := st.Cold.CallLoc.Get(id)
 	if !ok {
 		return ToolCall{}, false
 	}
@@ -219,7 +219,7 @@ func (v *View) ToolCall(id string) (ToolCall, bool) {
 
 // State returns the run-scoped state document as compact JSON (any JSON
 // value; {} before any STATE_SNAPSHOT). The slice is a fresh copy.
-func (v *View) State() json.RawMessage { return v.st().C.Doc.JSON() }
+func (v *View) State() json.RawMessage { return v.st().Cold.Doc.JSON() }
 
 // StateChangedBy names the producer of the last STATE_SNAPSHOT or
 // STATE_DELTA that changed the state: a subagentRunId and true, or ("",
@@ -227,10 +227,10 @@ func (v *View) State() json.RawMessage { return v.st().C.Doc.JSON() }
 // provenance: the state is one run-scoped document whoever changes it.
 func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
 	st := v.st()
-	if !st.C.DocSet || !st.C.DocBy.Sub {
+	if !st.Cold.DocSet || !st.Cold.DocBy.Sub {
 		return "", false
 	}
-	return st.C.DocBy.ID, true
+	return st.Cold.DocBy.ID, true
 }
 
 // PendingInterrupts returns the interrupts the last finished run left
@@ -238,15 +238,15 @@ func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
 // that finished otherwise). Each carries the subagent that raised it. The
 // slice is a fresh copy.
 func (v *View) PendingInterrupts() []event.Interrupt {
-	return cloneInterrupts(v.st().C.Pending)
+	return cloneInterrupts(v.st().Cold.Pending)
 }
 
 // Diagnostics returns every violation and warning recorded, in the order of
 // the events they concern. The slice is a fresh copy.
 func (v *View) Diagnostics() []Diagnostic {
 	st := v.st()
-	out := make([]Diagnostic, 0, st.C.Diags.Len())
-	for d := range st.C.Diags.Values() {
+	out := make([]Diagnostic, 0, st.Cold.Diags.Len())
+	for d := range st.Cold.Diags.Values() {
 		out = append(out, Diagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: d.Message})
 	}
 	return out
@@ -254,10 +254,10 @@ func (v *View) Diagnostics() []Diagnostic {
 
 // ViolationCount returns the number of refused events recorded in the
 // diagnostics.
-func (v *View) ViolationCount() int { return v.st().C.Violating }
+func (v *View) ViolationCount() int { return v.st().Cold.Violating }
 
 func msgAt(st *model.State, id string) *model.Msg {
-	loc, ok := st.C.MsgLoc.Get(id)
+	loc, ok := st.Cold.MsgLoc(id)
 	if !ok {
 		return nil
 	}
@@ -265,7 +265,7 @@ func msgAt(st *model.State, id string) *model.Msg {
 	if loc.Inv >= 0 {
 		n = st.Inv(loc.Inv)
 	}
-	return n.D().MsgAt(loc.Pos)
+	return n.Data().MsgAt(loc.Pos)
 }
 
 // RunStatus is the status of a run.

@@ -23,7 +23,7 @@ type msgModel struct {
 // checkMsgs asserts that every way of reading n's messages agrees with want
 // (nil: a hole).
 func checkMsgs(t require.TestingT, n *Inv, want []*msgModel, label string) {
-	d := n.D()
+	d := n.Data()
 	got := 0
 	if d.Msgs != nil {
 		got = d.Msgs.Len()
@@ -71,7 +71,7 @@ func checkMsgs(t require.TestingT, n *Inv, want []*msgModel, label string) {
 func TestInvMessagesModel(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		versions := []*Inv{NewInv(InvData{Key: 3, I: &InvInfo{}})}
+		versions := []*Inv{NewInv(InvData{Key: 3, Info: &InvInfo{}})}
 		models := [][]*msgModel{nil}
 		fresh := 0
 		pick := func() int { return rapid.IntRange(0, len(versions)-1).Draw(t, "version") }
@@ -99,8 +99,8 @@ func TestInvMessagesModel(t *testing.T) {
 				n, ms := clone(pick())
 				fresh++
 				text := rapid.SampledFrom([]string{"", "hi "}).Draw(t, "initial")
-				m := &Msg{ID: fmt.Sprint("m", fresh), Text: persist.TextOf(text), HasText: text != "", I: &MsgInfo{}}
-				n.D().AppendMsg(m)
+				m := &Msg{ID: fmt.Sprint("m", fresh), Text: persist.TextOf(text), HasText: text != "", Info: &MsgInfo{}}
+				n.Data().AppendMsg(m)
 				versions, models = append(versions, n), append(models, append(ms, &msgModel{id: m.ID, text: text, hasText: text != ""}))
 			},
 			"AppendText": func(t *rapid.T) {
@@ -128,7 +128,7 @@ func TestInvMessagesModel(t *testing.T) {
 				}
 				n, ms := clone(i)
 				pos := rapid.SampledFrom(ps).Draw(t, "pos")
-				m, ok := n.D().Msg(pos)
+				m, ok := n.Data().Msg(pos)
 				require.True(t, ok)
 				m.Status = EntStatus(rapid.IntRange(0, 3).Draw(t, "status"))
 				n.SetMsg(pos, &m)
@@ -163,9 +163,9 @@ func TestInvMessagesModel(t *testing.T) {
 // between the node's versions.
 func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 	t.Parallel()
-	n := NewInv(InvData{I: &InvInfo{}})
-	m := &Msg{ID: "m1", I: &MsgInfo{}}
-	n.D().AppendMsg(m)
+	n := NewInv(InvData{Info: &InvInfo{}})
+	m := &Msg{ID: "m1", Info: &MsgInfo{}}
+	n.Data().AppendMsg(m)
 	var stream []*Inv
 	for range 100 {
 		n = n.Clone()
@@ -173,10 +173,10 @@ func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 		stream = append(stream, n)
 	}
 	for i, v := range stream {
-		stored, streaming := v.D().Stored(0)
+		stored, streaming := v.Data().Stored(0)
 		assert.Same(t, m, stored, "version %d shares the stored message", i)
 		assert.True(t, streaming, "version %d streams text", i)
-		assert.Equal(t, 4*(i+1), v.D().MsgAt(0).Text.Len(), "version %d text", i)
+		assert.Equal(t, 4*(i+1), v.Data().MsgAt(0).Text.Len(), "version %d text", i)
 	}
 	assert.Zero(t, m.Text.Len(), "the stored message is never written")
 }
@@ -185,15 +185,15 @@ func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 // view in many goroutines at once (run under -race): every view is its own.
 func TestViewNextSlab(t *testing.T) {
 	t.Parallel()
-	base := NewView(State{C: &Cold{}})
+	base := NewView(State{Cold: &Cold{}})
 	chain := []*View{base}
 	for i := range 3*slabSize + 5 {
 		v := chain[len(chain)-1].Next()
-		v.S().Step = uint64(i + 1)
+		v.Data().Step = uint64(i + 1)
 		chain = append(chain, v)
 	}
 	for i, v := range chain {
-		assert.Equal(t, uint64(i), v.S().Step, "view %d kept its state", i)
+		assert.Equal(t, uint64(i), v.Data().Step, "view %d kept its state", i)
 	}
 
 	const workers, each = 8, 2 * slabSize
@@ -203,7 +203,7 @@ func TestViewNextSlab(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				v := chain[len(chain)/2].Next() // an older view, whose slab successors took
-				v.S().Events = w*each + i
+				v.Data().Events = w*each + i
 				got[w] = append(got[w], v)
 			}
 		})
@@ -214,11 +214,11 @@ func TestViewNextSlab(t *testing.T) {
 		for i, v := range got[w] {
 			require.False(t, seen[v], "worker %d view %d was handed out twice", w, i)
 			seen[v] = true
-			assert.Equal(t, w*each+i, v.S().Events, "worker %d view %d kept its state", w, i)
-			assert.Equal(t, chain[len(chain)/2].S().Step, v.S().Step, "worker %d view %d copies its origin", w, i)
+			assert.Equal(t, w*each+i, v.Data().Events, "worker %d view %d kept its state", w, i)
+			assert.Equal(t, chain[len(chain)/2].Data().Step, v.Data().Step, "worker %d view %d copies its origin", w, i)
 		}
 	}
 	for i, v := range chain {
-		assert.Equal(t, uint64(i), v.S().Step, "view %d untouched by the workers", i)
+		assert.Equal(t, uint64(i), v.Data().Step, "view %d untouched by the workers", i)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // Message returns m as an AG-UI message. The result owns all its memory.
 func (m *Msg) Message() event.Message {
-	i := m.I
+	i := m.Info
 	out := event.Message{
 		ID:             m.ID,
 		Role:           m.Role,
@@ -46,8 +46,8 @@ func (c *Call) ToolCall() event.ToolCall {
 		ID:             c.ID,
 		Type:           "function",
 		Function:       event.FunctionCall{Name: c.Name, Arguments: jsonstr.Join(c.Args.String())},
-		EncryptedValue: cloneStr(c.I.EncryptedValue),
-		Metadata:       c.I.Meta.JSON(),
+		EncryptedValue: cloneStr(c.Info.EncryptedValue),
+		Metadata:       c.Info.Meta.JSON(),
 	}
 }
 

@@ -62,11 +62,11 @@ func TestMeta(t *testing.T) {
 }
 
 func TestStateInvCache(t *testing.T) {
-	s := NewView(State{C: &Cold{}}).S()
-	private := func() *Cold { return s.C }
+	s := NewView(State{Cold: &Cold{}}).Data()
+	private := func() *Cold { return s.Cold }
 	var nodes []*Inv
 	for i := range 3 * hotInvs {
-		n := NewInv(InvData{I: &InvInfo{ID: string(rune('a' + i))}})
+		n := NewInv(InvData{Info: &InvInfo{ID: string(rune('a' + i))}})
 		s.AppendInv(n)
 		s.SetInvs(private, n)
 		nodes = append(nodes, n)
@@ -75,25 +75,25 @@ func TestStateInvCache(t *testing.T) {
 	copies := 0
 	cold := func() *Cold {
 		if copies == 0 {
-			c := *s.C
-			s.C = &c
+			c := *s.Cold
+			s.Cold = &c
 		}
 		copies++
-		return s.C
+		return s.Cold
 	}
 	for i := range nodes {
-		n := NewInv(*nodes[i].D())
-		n.D().Status = InvErrored
+		n := NewInv(*nodes[i].Data())
+		n.Data().Status = InvErrored
 		s.SetInvs(cold, n)
 	}
 	assert.NotZero(t, copies, "nodes leaving the hot groups are written back to a private cold part")
 	for i := range nodes {
-		assert.Equal(t, InvErrored, s.Inv(i).D().Status, "node %d is the latest", i)
+		assert.Equal(t, InvErrored, s.Inv(i).Data().Status, "node %d is the latest", i)
 		assert.Same(t, nodes[i], old.Inv(i), "the older state still sees node %d as it was", i)
 	}
 	var seen int
 	s.EachInv(func(n *Inv) bool {
-		assert.Equal(t, InvErrored, n.D().Status)
+		assert.Equal(t, InvErrored, n.Data().Status)
 		seen++
 		return true
 	})

@@ -1,0 +1,224 @@
+package model
+
+import (
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
+)
+
+// The verifier's bookkeeping: what the reducer must remember to check the
+// rules and to find things again (where a message lives, who owns an id,
+// what is open in the current run), kept in the cold part of a state.
+
+// OwnerRec is a recorded message owner with the kind of message it was
+// recorded for.
+type OwnerRec struct {
+	Owner Owner
+	Kind  Kind
+	// Replayed: recorded from history (MESSAGES_SNAPSHOT, RUN_STARTED.input),
+	// which the reference records for every kind of message.
+	Replayed bool
+}
+
+// MsgRec is what a state records about one message id: its owner, kept for
+// the whole stream (docs/protocol.md G6), and where the message lives while
+// it is in the list. Both sit in one record, in one map, so that a new
+// message costs one map insertion; the location is held in 32-bit integers
+// to keep the record small (a node never holds 2³¹ messages: each costs far
+// more than a byte of input).
+type MsgRec struct {
+	owner    Owner
+	inv, pos int32
+	kind     Kind
+	owned    bool // owner and kind are set
+	placed   bool // inv and pos are set
+	replayed bool
+}
+
+// Owner returns the recorded owner, and false when none is recorded.
+func (r MsgRec) Owner() (OwnerRec, bool) {
+	return OwnerRec{Owner: r.owner, Kind: r.kind, Replayed: r.replayed}, r.owned
+}
+
+// Loc returns where the message lives, and false when it is not in the list.
+func (r MsgRec) Loc() (Loc, bool) { return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.placed }
+
+// MsgOwner returns the recorded owner of message id.
+func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
+	r, _ := c.Msgs.Get(id)
+	return r.Owner()
+}
+
+// MsgLoc returns where message id lives, and false when it is not in the
+// list.
+func (c *Cold) MsgLoc(id string) (Loc, bool) {
+	r, _ := c.Msgs.Get(id)
+	return r.Loc()
+}
+
+// SetMsg records both the owner of message id and where it lives; c must
+// be a private copy.
+func (c *Cold) SetMsg(id string, o OwnerRec, l Loc) {
+	c.Msgs = c.Msgs.Set(id, MsgRec{
+		owner: o.Owner, kind: o.Kind, replayed: o.Replayed, owned: true,
+		inv: int32(l.Inv), pos: int32(l.Pos), placed: true,
+	})
+}
+
+// SetMsgOwner records the owner of message id, keeping where it lives; c
+// must be a private copy.
+func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
+	r, _ := c.Msgs.Get(id)
+	r.owner, r.kind, r.replayed, r.owned = o.Owner, o.Kind, o.Replayed, true
+	c.Msgs = c.Msgs.Set(id, r)
+}
+
+// SetMsgLoc records where message id lives, keeping its owner; c must be a
+// private copy.
+func (c *Cold) SetMsgLoc(id string, l Loc) {
+	r, _ := c.Msgs.Get(id)
+	r.inv, r.pos, r.placed = int32(l.Inv), int32(l.Pos), true
+	c.Msgs = c.Msgs.Set(id, r)
+}
+
+// DropMsgLoc records that message id is no longer in the list, keeping its
+// owner; c must be a private copy.
+func (c *Cold) DropMsgLoc(id string) {
+	r, ok := c.Msgs.Get(id)
+	switch {
+	case !ok || !r.placed:
+	case r.owned:
+		r.inv, r.pos, r.placed = 0, 0, false
+		c.Msgs = c.Msgs.Set(id, r)
+	default:
+		c.Msgs = c.Msgs.Delete(id)
+	}
+}
+
+// Loc locates a message: the invocation node holding it (-1: the root) and
+// its position in that node's message vector.
+type Loc struct {
+	Inv int
+	Pos int
+}
+
+// CallLoc locates a tool call: the id of the message holding it and its
+// index in that message's calls. A message's calls are only ever appended
+// to, so the index stays right while the message holds the call.
+type CallLoc struct {
+	Msg string
+	Idx int
+}
+
+// SpanLoc is an open reasoning span: its owner and where its record is.
+type SpanLoc struct {
+	Owner Owner
+	Inv   int
+	Pos   int
+}
+
+// StepLoc is an open step: its owner, name and where its record is.
+type StepLoc struct {
+	Owner Owner
+	Name  string
+	Inv   int
+	Pos   int
+}
+
+// LaneKind is the kind of a pending chunk stream (docs/protocol.md §4).
+type LaneKind uint8
+
+// Lane kinds.
+const (
+	LaneText LaneKind = iota + 1
+	LaneTool
+	LaneReasoning
+)
+
+// Lane is the pending chunk stream of one owner.
+type Lane struct {
+	Owner     Owner
+	Kind      LaneKind
+	ID        string
+	Role      *event.Role
+	Name      *string
+	ToolName  string
+	ParentMsg *string
+}
+
+// Open is an open text or reasoning message: its owner and, while it is in
+// the message list (In), where it lives, so that a streamed delta finds it in
+// the small map of open entities without a lookup in the message index.
+type Open struct {
+	Owner Owner
+	Loc   Loc
+	In    bool
+}
+
+// OpenCall is an open tool call: its owner and, while a message holds it
+// (Held), where that message lives and the call's index in it.
+type OpenCall struct {
+	Owner Owner
+	Loc   Loc
+	Idx   int
+	Held  bool
+}
+
+// RunScope is the verifier bookkeeping that resets at every RUN_STARTED
+// (docs/protocol.md V5): open entities, steps, subagent lifecycle, chunk lanes.
+type RunScope struct {
+	OpenText  persist.Map[Open]     // text message id → owner, where
+	OpenTool  persist.Map[OpenCall] // tool call id → owner, where
+	OpenRsn   persist.Map[Open]     // reasoning message id → owner, where
+	OpenSpan  persist.Map[SpanLoc]  // reasoning span id → owner, record
+	OpenSteps persist.Map[StepLoc]  // owner key + "\x00" + name → step
+
+	Active     persist.Map[int]      // active subagent id → node
+	Closed     persist.Map[struct{}] // ids finished, suspended or errored in this run
+	Started    persist.Map[struct{}] // ids started in this run
+	Attributed persist.Map[struct{}] // ids some attributable event carried in this run
+
+	Lanes persist.Map[Lane] // owner key → pending chunk stream
+}
+
+// Cold is the part of a State most events leave alone.
+type Cold struct {
+	Ended bool
+	// Thread is the threadId of the last run input folded (reducer.Input):
+	// the client's own thread, which the stream's RUN_STARTED may not name.
+	Thread string
+
+	Phase Phase
+	Runs  persist.Vector[Run]
+	Scope RunScope
+
+	// Messages: the AG-UI list in order, where each message lives, which
+	// message holds each tool call.
+	Order persist.Seq
+	// Msgs: message id → its owner (kept for the whole stream, G6) and
+	// where it lives while it is in the list. Read and write it with
+	// MsgOwner, MsgLoc, SetMsg, SetMsgOwner, SetMsgLoc and DropMsgLoc.
+	Msgs    persist.Map[MsgRec]
+	CallLoc persist.Map[CallLoc] // tool call id → where it is held
+	// ResultAfter: assistant message id → the last tool result inserted
+	// after it (a hint: the tool messages up to it follow the message).
+	ResultAfter persist.Map[string]
+
+	// Owners of tool calls and reasoning spans, kept for the whole stream
+	// (docs/protocol.md G6); message owners are in Msgs.
+	CallOwner persist.Map[Owner]
+	SpanOwner persist.Map[Owner]
+
+	InvIDs persist.Map[int] // subagent id → its latest node
+	// invs are the subagent nodes by key, stale for the keys in State.hot.
+	invs persist.Vector[*Inv]
+
+	Doc     patch.Document // the run-scoped state
+	DocBy   Owner          // who last changed it (provenance)
+	DocSet  bool           // DocBy is meaningful
+	Pending []event.Interrupt
+
+	Diags     persist.Vector[Diag]
+	Violating int // violations recorded
+	Thinking  Thinking
+}

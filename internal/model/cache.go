@@ -1,0 +1,229 @@
+package model
+
+import (
+	"sync/atomic"
+
+	"github.com/agview/agview/internal/persist"
+)
+
+// The memory tricks that make folding an event cheap, kept apart from the
+// domain: slabs that views and hot groups are allocated from, the hot groups
+// of recently changed invocation nodes, and a node's hot message (the one
+// being changed, held out of the node's message vector until another is).
+
+// slabSize is the number of objects in a slab.
+const slabSize = 64
+
+// slab hands out the objects of one allocation one at a time. Every fold
+// needs a new view and, when a subagent's node changes, a new hot group:
+// taking them from a slab spares the allocator, and the garbage collector's
+// per-object work, two small objects per event.
+//
+// Element i belongs to whoever advanced next past i, so folds running at
+// the same time from the same view never share one, and a fold from an older
+// view simply takes the next free element. The owner writes its element
+// before publishing the object and never after; the elements no one has
+// claimed are zero and unseen. A slab stays reachable while any of its
+// objects is, and keeps alive what its other objects reference: at most
+// slabSize folds' worth of superseded views or groups, a bound whatever the
+// length of the stream.
+type slab[T any] struct {
+	next  atomic.Int32
+	items [slabSize]T
+}
+
+// claim returns an unused element of s, or nil when s is nil or used up.
+func (s *slab[T]) claim() *T {
+	if s == nil || s.next.Load() >= slabSize {
+		return nil
+	}
+	if i := s.next.Add(1) - 1; i < slabSize {
+		return &s.items[i]
+	}
+	return nil
+}
+
+// slabs are the slabs a stream's states allocate from. It is never written
+// once a state points to it: replacing a used-up slab makes a new slabs.
+type slabs struct {
+	views  *slab[View]
+	groups *slab[hotGroup]
+}
+
+func (m *slabs) viewSlab() *slab[View] {
+	if m == nil {
+		return nil
+	}
+	return m.views
+}
+
+func (m *slabs) groupSlab() *slab[hotGroup] {
+	if m == nil {
+		return nil
+	}
+	return m.groups
+}
+
+// withViews returns a copy of m with the view slab s.
+func (m *slabs) withViews(s *slab[View]) *slabs {
+	c := &slabs{views: s}
+	if m != nil {
+		c.groups = m.groups
+	}
+	return c
+}
+
+// withGroups returns a copy of m with the group slab s.
+func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
+	c := &slabs{groups: s}
+	if m != nil {
+		c.views = m.views
+	}
+	return c
+}
+
+const (
+	hotGroups = 4
+	hotGroup8 = 8
+	hotInvs   = hotGroups * hotGroup8
+)
+
+type hotGroup [hotGroup8]*Inv
+
+func (s *State) hotAt(key int) *Inv {
+	slot := key % hotInvs
+	if g := s.hot[slot/hotGroup8]; g != nil {
+		if h := g[slot%hotGroup8]; h != nil && int(h.d.Key) == key {
+			return h
+		}
+	}
+	return nil
+}
+
+// SetInvs stores the nodes ns (each under its Key); s must be a private
+// copy. A node that leaves the hot groups is written back to the cold part:
+// cold returns it as a private copy (copying it on first use), and is
+// called only then.
+func (s *State) SetInvs(cold func() *Cold, ns ...*Inv) {
+	var copied [hotGroups]bool
+	for _, n := range ns {
+		key := int(n.d.Key)
+		slot := key % hotInvs
+		gi := slot / hotGroup8
+		if !copied[gi] {
+			g := s.newGroup()
+			if s.hot[gi] != nil {
+				*g = *s.hot[gi]
+			}
+			s.hot[gi] = g
+			copied[gi] = true
+		}
+		p := &s.hot[gi][slot%hotGroup8]
+		if h := *p; h != nil && h.d.Key != n.d.Key {
+			c := cold()
+			c.invs = c.invs.Set(int(h.d.Key), h)
+		}
+		*p = n
+	}
+}
+
+// newGroup returns a fresh hot group from the group slab; s must be a
+// private copy.
+func (s *State) newGroup() *hotGroup {
+	if g := s.mem.groupSlab().claim(); g != nil {
+		return g
+	}
+	s.mem = s.mem.withGroups(new(slab[hotGroup]))
+	return s.mem.groups.claim()
+}
+
+// hasHot reports whether a message is hot.
+func (d *InvData) hasHot() bool { return d.hot != nil || d.textHot }
+
+// stored returns the latest stored version of message pos, without the
+// streamed text a hot message may have on top.
+func (d *InvData) stored(pos int) *Msg {
+	if d.hot != nil && int(d.HotPos) == pos {
+		return d.hot
+	}
+	return d.Msgs.At(pos)
+}
+
+// setMsg stores m at position pos of d's message vector.
+func (d *InvData) setMsg(pos int, m *Msg) {
+	v := d.Msgs.Set(pos, m)
+	d.Msgs = &v
+}
+
+// writeBack stores the hot message into the vector; d has one.
+func (d *InvData) writeBack() {
+	pos := int(d.HotPos)
+	m := d.stored(pos)
+	if d.textHot {
+		c := *m
+		c.Text, c.HasText = d.hotText, true
+		m = &c
+	}
+	d.setMsg(pos, m)
+	d.hot, d.textHot, d.hotText = nil, false, persist.Text{}
+}
+
+// SetMsg stores a copy of m (nil: a hole) at position pos of the node's
+// messages; i must not be published yet. The copy becomes the node's hot
+// message, so that a run of changes to one message allocates one message
+// each and copies no vector path; the previous hot message, if another, is
+// written back to the vector.
+func (i *Inv) SetMsg(pos int, m *Msg) {
+	d := &i.d
+	if d.hasHot() && int(d.HotPos) != pos {
+		d.writeBack()
+	}
+	d.textHot, d.hotText = false, persist.Text{}
+	if m == nil {
+		d.hot = nil
+		d.setMsg(pos, nil)
+		return
+	}
+	c := *m
+	d.hot, d.HotPos = &c, int32(pos)
+}
+
+// HotMsg returns the node's hot message and its position when one is hot
+// and its content is not streaming text (see InvData): the message stored
+// last with SetMsg. Clone shares it: a clone's hot message may be reachable
+// from the node it was cloned from, and so from published views.
+func (d *InvData) HotMsg() (*Msg, int, bool) {
+	if d.hot == nil || d.textHot {
+		return nil, 0, false
+	}
+	return d.hot, int(d.HotPos), true
+}
+
+// Streaming reports whether the message at position pos of d's messages is
+// the hot one and its content streamed text (hot text), and returns its id.
+// AppendText at pos then only appends to that text.
+func (d *InvData) Streaming(pos int) (id string, ok bool) {
+	if !d.textHot || int(d.HotPos) != pos {
+		return "", false
+	}
+	return d.stored(pos).ID, true
+}
+
+// AppendText appends a streamed delta to the text content of the message at
+// position pos of the node's messages, which must hold one whose content is
+// text or absent (it is text afterwards); i must not be published yet. The
+// text becomes the node's hot text: a run of deltas into one message copies
+// no message. The previous hot message, if another, is written back to the
+// vector.
+func (i *Inv) AppendText(pos int, delta string) {
+	d := &i.d
+	if d.textHot && int(d.HotPos) == pos {
+		d.hotText = d.hotText.Append(delta)
+		return
+	}
+	if d.hasHot() && int(d.HotPos) != pos {
+		d.writeBack()
+	}
+	d.hotText = d.stored(pos).Text.Append(delta)
+	d.HotPos, d.textHot = int32(pos), true
+}

@@ -1,0 +1,361 @@
+package model
+
+import (
+	"encoding/json"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
+)
+
+// The domain: what a view is made of — runs, invocations (who did what),
+// messages and tool calls as the AG-UI list holds them, steps, reasoning
+// spans, diagnostics — with no bookkeeping and no memory tricks.
+
+// Phase is where the stream is in the run lifecycle (docs/protocol.md V1–V4).
+type Phase uint8
+
+// Phases.
+const (
+	PhaseNone     Phase = iota // no run yet: only RUN_STARTED or RUN_ERROR may come
+	PhaseActive                // a run is running
+	PhaseFinished              // the last run finished: RUN_STARTED or RUN_ERROR may come
+	PhaseErrored               // the last run errored: only RUN_STARTED may come
+)
+
+// Run statuses; package view exposes them as typed constants with the same
+// strings.
+const (
+	RunRunning     = "running"
+	RunFinished    = "finished"
+	RunErrored     = "errored"
+	RunInterrupted = "interrupted"
+	RunIncomplete  = "incomplete"
+	RunCancelled   = "cancelled"
+	RunFailed      = "failed"
+)
+
+// InvStatus is an invocation's status (one byte: nodes are copied on every
+// streamed delta).
+type InvStatus uint8
+
+// Invocation statuses.
+const (
+	InvUnannounced InvStatus = iota
+	InvRunning
+	InvFinished
+	InvSuspended
+	InvErrored
+	InvAbandoned
+)
+
+var invStatusNames = [...]string{"unannounced", "running", "finished", "suspended", "errored", "abandoned"}
+
+// String returns the status as package view spells it.
+func (s InvStatus) String() string { return invStatusNames[s] }
+
+// EntStatus is the status of a message, tool call, step or span.
+type EntStatus uint8
+
+// Entity statuses. EntHistory marks what arrived complete (history,
+// snapshots); package view reports it as closed.
+const (
+	EntHistory EntStatus = iota
+	EntOpen
+	EntClosed
+	EntAbandoned
+)
+
+var entStatusNames = [...]string{"closed", "open", "closed", "abandoned"}
+
+// String returns the status as package view spells it.
+func (s EntStatus) String() string { return entStatusNames[s] }
+
+// Owner names who produced or owns something: the parent agent (Sub false)
+// or the subagent invocation ID (Sub true; "" is a legal id). As an event's
+// tag, the zero Owner means "untagged".
+type Owner struct {
+	Sub bool
+	ID  string
+}
+
+// Parent is the parent agent.
+var Parent = Owner{}
+
+// OwnerOf returns the owner named by an optional tag.
+func OwnerOf(id string, ok bool) Owner { return Owner{Sub: ok, ID: id} }
+
+// Key returns a map key for o, distinct for every owner.
+func (o Owner) Key() string {
+	if !o.Sub {
+		return ""
+	}
+	return "\x01" + o.ID
+}
+
+// Tag returns o as an optional subagentRunId: nil for the parent agent.
+func (o Owner) Tag() *string {
+	if !o.Sub {
+		return nil
+	}
+	id := o.ID
+	return &id
+}
+
+// Describe names o for messages: "subagent 'x'" or "the parent agent".
+func (o Owner) Describe() string {
+	if !o.Sub {
+		return "the parent agent"
+	}
+	return "subagent '" + o.ID + "'"
+}
+
+// Quoted names o as the reference's error texts do: 'x' or '(the parent agent)'.
+func (o Owner) Quoted() string {
+	if !o.Sub {
+		return "'(the parent agent)'"
+	}
+	return "'" + o.ID + "'"
+}
+
+// Kind is the kind of a message for the rule "one id, one message"
+// (docs/protocol.md G7).
+type Kind uint8
+
+// Message kinds.
+const (
+	KindText      Kind = iota + 1 // developer, system, assistant, user
+	KindReasoning                 // reasoning
+	KindTool                      // tool result
+	KindActivity                  // activity
+)
+
+// KindOf returns the kind of a message role.
+func KindOf(r event.Role) Kind {
+	switch r {
+	case event.RoleReasoning:
+		return KindReasoning
+	case event.RoleTool:
+		return KindTool
+	case event.RoleActivity:
+		return KindActivity
+	}
+	return KindText
+}
+
+// String names the kind for messages.
+func (k Kind) String() string {
+	switch k {
+	case KindReasoning:
+		return "reasoning message"
+	case KindTool:
+		return "tool result message"
+	case KindActivity:
+		return "activity message"
+	}
+	return "text message"
+}
+
+// Thinking is the translation state of the deprecated THINKING_* events
+// (docs/protocol.md §3.8): the ids minted for the open span and message.
+type Thinking struct {
+	Span    string
+	SpanSet bool
+	Msg     string
+	MsgSet  bool
+}
+
+// Diag is one diagnostic.
+type Diag struct {
+	Index   int
+	Kind    string // "violation" or "warning"
+	Rule    string
+	Type    event.Type
+	Message string
+}
+
+// ErrorInfo is an error report (RUN_ERROR, SUBAGENT_ERROR, a broken stream).
+type ErrorInfo struct {
+	Message string
+	Code    *string
+}
+
+// Run is one run of the stream.
+type Run struct {
+	ThreadID    string
+	RunID       string
+	ParentRunID *string
+	Implicit    bool // opened by a RUN_ERROR with no RUN_STARTED
+	Status      string
+	Outcome     *event.RunFinishedOutcome
+	Result      json.RawMessage
+	Err         *ErrorInfo
+	Interrupts  []event.Interrupt
+	Usage       []event.TokenUsage // RUN_FINISHED's or RUN_ERROR's usage; nil when absent
+	Start       int                // index of the event that opened it
+	End         int                // index of the event that closed it, -1 while open
+}
+
+// InvInfo is the part of an invocation that streamed deltas leave alone.
+type InvInfo struct {
+	ID          string
+	Root        bool
+	Announced   bool
+	Name        *string
+	Description *string
+	ParentSub   *string
+	ParentKey   int // the parent node (-1: the root)
+	ParentTool  *string
+	ParentMsg   *string
+	Outcome     *event.SubagentOutcome
+	Result      json.RawMessage
+	Err         *ErrorInfo
+	Children    persist.Vector[string] // ids of the invocations it spawned, in start order
+	Steps       persist.Vector[Step]
+	Spans       persist.Vector[Span]
+	Run         int // the run the node was first seen in (started, attributed or in history)
+	First       int // index of the event that first named it
+}
+
+// Step is one step of an invocation.
+type Step struct {
+	Name   string
+	Status EntStatus
+	Run    int
+	Start  int
+	End    int // -1 while open
+}
+
+// Span is one reasoning span (REASONING_START … REASONING_END).
+type Span struct {
+	ID     string
+	Status EntStatus
+	Start  int
+	End    int
+}
+
+// MetaEntry is one member of a metadata object, in insertion order.
+type MetaEntry struct {
+	Key string
+	Val json.RawMessage
+}
+
+// Meta is a metadata object kept in insertion order; nil means absent. A
+// Meta reachable from a published view is never written: merging copies.
+type Meta []MetaEntry
+
+// Msg is one message of the AG-UI list plus what the view adds (status).
+// The fields streamed deltas change are held directly; the rest is behind Info.
+type Msg struct {
+	ID   string
+	Role event.Role
+
+	// Content: Text when it is a string (HasText); otherwise Info.Doc for an
+	// activity, Info.Raw for an array of parts; all unset = absent.
+	Text    persist.Text
+	HasText bool
+	Status  EntStatus
+
+	// HasCalls: the toolCalls key is present (it may be empty). Calls are an
+	// assistant message's tool calls (see CallList).
+	HasCalls bool
+	Calls    CallList
+
+	Info *MsgInfo
+}
+
+// MsgInfo is the part of a message that streamed deltas leave alone.
+type MsgInfo struct {
+	Tag            *string // the message's subagentRunId
+	Name           *string
+	Doc            patch.Document
+	HasDoc         bool
+	Raw            json.RawMessage
+	ToolCallID     *string
+	Error          *string
+	ActivityType   *string
+	EncryptedValue *string
+	Meta           Meta
+}
+
+// plainInfo is the info of every untagged message that has no name,
+// metadata or other member: most streamed messages. It is shared and, like
+// any MsgInfo reachable from a view, never written (changes go through
+// WithInfo), so such a message costs no info of its own.
+var plainInfo = &MsgInfo{}
+
+// InfoOf returns the info of a new message with the given tag, name and
+// metadata: the shared plainInfo when it has none of them.
+func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
+	if tag == nil && name == nil && meta == nil {
+		return plainInfo
+	}
+	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
+}
+
+// Kind returns the message's kind.
+func (m *Msg) Kind() Kind { return KindOf(m.Role) }
+
+// WithInfo returns a copy of m whose info is a private copy the caller may
+// change before publishing.
+func (m *Msg) WithInfo() *Msg {
+	c := *m
+	i := *m.Info
+	c.Info = &i
+	return &c
+}
+
+// Call is one tool call held by an assistant message, plus what the view
+// adds. Arguments stream into Args; the rest is behind Info.
+type Call struct {
+	ID     string
+	Name   string
+	Args   persist.Text
+	Status EntStatus
+	Info   *CallInfo
+}
+
+// CallInfo is the part of a tool call that streamed arguments leave alone.
+type CallInfo struct {
+	EncryptedValue *string
+	Meta           Meta
+	Owner          Owner
+	Result         string          // id of the tool message answering it
+	HasResult      bool            // a TOOL_CALL_RESULT answered it
+	ResultContent  json.RawMessage // that message's content, as sent
+	Spawned        []string        // subagent ids it spawned (immutable, copied on write)
+	Start          int
+}
+
+// WithInfo returns a copy of c whose info is a private copy the caller may
+// change before publishing.
+func (c *Call) WithInfo() *Call {
+	d := *c
+	i := *c.Info
+	d.Info = &i
+	return &d
+}
+
+// CloneUsage returns a deep copy of token usage entries (nil stays nil).
+func CloneUsage(in []event.TokenUsage) []event.TokenUsage {
+	if in == nil {
+		return nil
+	}
+	out := make([]event.TokenUsage, len(in))
+	for i, u := range in {
+		for _, p := range []**string{&u.Provider, &u.Model} {
+			if *p != nil {
+				s := **p
+				*p = &s
+			}
+		}
+		for _, p := range []**int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.ReasoningTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens} {
+			if *p != nil {
+				n := **p
+				*p = &n
+			}
+		}
+		out[i] = u
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package model
+
+import (
+	"github.com/agview/agview/internal/persist"
+)
+
+// A view's state: the counters, the invocation nodes and the cold part, and
+// the read methods the view and the reducer use. How nodes and messages are
+// kept cheap to change is in cache.go.
+
+// View is an immutable fold of a stream: package view's View is a defined
+// type of it.
+type View struct{ st State }
+
+// NewView returns a View holding st. st must not be written afterwards.
+func NewView(st State) *View { return &View{st: st} }
+
+// Next returns a new, unpublished view holding a copy of v's state, for the
+// caller to change and then publish. The view comes from the stream's view
+// slab (see slab): folding an event costs no allocation for the view itself.
+func (v *View) Next() *View {
+	m := v.st.mem
+	nv := m.viewSlab().claim()
+	if nv == nil {
+		m = m.withViews(new(slab[View]))
+		nv = m.views.claim()
+	}
+	nv.st = v.st
+	nv.st.mem = m
+	return nv
+}
+
+// Detached returns a new, unpublished view holding a copy of v's state, as
+// Next does, but allocated on its own rather than from the stream's view
+// slab, so that it keeps alive only what its state references.
+func (v *View) Detached() *View { return &View{st: v.st} }
+
+// Data returns the view's state. Callers must not write through it.
+func (v *View) Data() *State { return &v.st }
+
+// Inv is one invocation node of the tree: package view's Invocation is a
+// defined type of it. A node is never written once published; a change makes
+// a new node, so pointer equality between two views means "unchanged". A
+// node is small (one cache line): a streamed delta copies it whole.
+type Inv struct{ d InvData }
+
+// NewInv returns a node holding d. d must not be written afterwards.
+func NewInv(d InvData) *Inv { return &Inv{d: d} }
+
+// Clone returns a private copy of i to change before publishing.
+func (i *Inv) Clone() *Inv { return &Inv{d: i.d} }
+
+// Data returns the node's data. Callers must not write through it.
+func (i *Inv) Data() *InvData { return &i.d }
+
+// State is everything a view holds. The fields that change on almost every
+// event (counters and the recently changed invocation nodes) are held
+// directly; the rest is behind Cold and copied only by the events that change
+// it, so that folding a streamed delta copies a few words.
+type State struct {
+	Step   uint64 // folds so far (events, refusals, ends); versions derive from it
+	Events int    // wire events seen
+
+	// Invocations: the subagent nodes in first-seen order (Cold.invs; read them
+	// with Inv and EachInv), and the root (the parent agent).
+	//
+	// hot holds recently changed nodes, direct-mapped by key in groups of
+	// eight; Cold.invs is stale for a key whose node is here. Interleaved
+	// subagents each change their node on every delta; keeping the latest
+	// ones here costs copying one small group per event instead of a vector
+	// path (and the cold part), whatever the number of invocations.
+	hot  [hotGroups]*hotGroup
+	Root *Inv
+
+	Cold *Cold
+
+	mem *slabs // where the next fold takes its view and hot groups from
+}
+
+// NInvs returns the number of subagent nodes.
+func (s *State) NInvs() int { return s.Cold.invs.Len() }
+
+// Inv returns subagent node key (0 ≤ key < NInvs).
+func (s *State) Inv(key int) *Inv {
+	if h := s.hotAt(key); h != nil {
+		return h
+	}
+	return s.Cold.invs.At(key)
+}
+
+// AppendInv adds node n as the last subagent node and returns its key; s
+// and s.C must be private copies.
+func (s *State) AppendInv(n *Inv) int {
+	key := s.Cold.invs.Len()
+	n.d.Key = int32(key)
+	s.Cold.invs = s.Cold.invs.Append(n)
+	return key
+}
+
+// EachInv calls fn for each subagent node in first-seen order until fn
+// returns false.
+func (s *State) EachInv(fn func(*Inv) bool) {
+	for key, n := range s.Cold.invs.All() {
+		if h := s.hotAt(key); h != nil {
+			n = h
+		}
+		if !fn(n) {
+			return
+		}
+	}
+}
+
+// InvData is one invocation: a subagent, or the root (the parent agent). The
+// fields streamed events change are held directly; the rest is behind Info.
+//
+// Msgs are the messages tagged with this invocation, in creation order (nil:
+// none yet); an entry is nil when its message moved or was removed. The
+// vector is held by pointer to keep this struct small: it changes once per
+// message, the struct once per event. One message, at HotPos, may be hot:
+// its latest version is described here rather than stored in the vector,
+// so that a run of changes to one message copies this struct and not a
+// vector path. hot, when set, is that latest version (a message of its own,
+// never written once published, shared by successive versions of the node);
+// otherwise the vector entry is. When textHot is set, the message's content
+// is hotText on top of that version: a streamed delta appends to hotText and
+// copies no message at all. Read messages with MsgAt, Msg and EachMsg;
+// change them with Inv.SetMsg, Inv.AppendText and AppendMsg.
+type InvData struct {
+	Key     int32 // position among the subagent nodes; -1 for the root
+	HotPos  int32
+	Status  InvStatus
+	textHot bool
+	Version uint64
+	Msgs    *persist.Vector[*Msg]
+	hot     *Msg
+	Info    *InvInfo
+	hotText persist.Text
+}
+
+// Msg returns the message at position pos of d's messages by value, and
+// false when it moved or was removed. It does not allocate.
+func (d *InvData) Msg(pos int) (Msg, bool) {
+	m := d.stored(pos)
+	if m == nil {
+		return Msg{}, false
+	}
+	c := *m
+	if d.textHot && int(d.HotPos) == pos {
+		c.Text, c.HasText = d.hotText, true
+	}
+	return c, true
+}
+
+// MsgAt returns the message at position pos of d's messages (nil: moved or
+// removed). Callers must not write through it. For a message whose text is
+// streaming (hot text) it is a fresh copy.
+func (d *InvData) MsgAt(pos int) *Msg {
+	m := d.stored(pos)
+	if m != nil && d.textHot && int(d.HotPos) == pos {
+		c := *m
+		c.Text, c.HasText = d.hotText, true
+		return &c
+	}
+	return m
+}
+
+// Stored returns the latest stored version of the message at position pos
+// of d's messages (nil: moved or removed), and whether streamed text sits on
+// top of it (the message's content is then text: hot text, see InvData). It
+// does not allocate; callers must not write through it.
+func (d *InvData) Stored(pos int) (m *Msg, streaming bool) {
+	return d.stored(pos), d.textHot && int(d.HotPos) == pos
+}
+
+// AppendMsg adds m after d's messages and returns its position; d must be a
+// private copy.
+func (d *InvData) AppendMsg(m *Msg) int {
+	var v persist.Vector[*Msg]
+	if d.Msgs != nil {
+		v = *d.Msgs
+	}
+	pos := v.Len()
+	v = v.Append(m)
+	d.Msgs = &v
+	return pos
+}
+
+// EachMsg calls fn for each message of d in creation order, skipping the
+// moved and removed ones, until fn returns false.
+func (d *InvData) EachMsg(fn func(*Msg) bool) {
+	if d.Msgs == nil {
+		return
+	}
+	for i, m := range d.Msgs.All() {
+		if d.hasHot() && i == int(d.HotPos) {
+			m = d.MsgAt(i)
+		}
+		if m != nil && !fn(m) {
+			return
+		}
+	}
+}
