@@ -83,11 +83,10 @@ var fastTypes = map[string]fastType{
 			}]{}
 			b.e.MessageID = s[1]
 			if f.Present(2) {
-				if !textRole(s[2]) {
+				var ok bool
+				if b.e.Role, ok = textRole(s[2], &b.x.role); !ok {
 					return nil, false
 				}
-				b.x.role = Role(s[2])
-				b.e.Role = &b.x.role
 			}
 			b.e.Name = optional(&f, &s, 3, &b.x.name)
 			return attributed(b, &f, &s), true
@@ -106,11 +105,10 @@ var fastTypes = map[string]fastType{
 			}]{}
 			b.e.MessageID = optional(&f, &s, 1, &b.x.id)
 			if f.Present(2) {
-				if !textRole(s[2]) {
+				var ok bool
+				if b.e.Role, ok = textRole(s[2], &b.x.role); !ok {
 					return nil, false
 				}
-				b.x.role = Role(s[2])
-				b.e.Role = &b.x.role
 			}
 			b.e.Delta = optional(&f, &s, 3, &b.x.delta)
 			b.e.Name = optional(&f, &s, 4, &b.x.name)
@@ -395,12 +393,13 @@ func rawValue(data []byte, f *wire.Flat, k int) json.RawMessage {
 	return bytes.Clone(f.Bytes(data, k))
 }
 
-// textRole reports whether r is a role TEXT_MESSAGE_START and
-// TEXT_MESSAGE_CHUNK accept.
-func textRole(r string) bool {
+// textRole stores r at to and returns to when r is a role
+// TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK accept; ok is false otherwise.
+func textRole(r string, to *Role) (_ *Role, ok bool) {
 	switch Role(r) {
 	case RoleDeveloper, RoleSystem, RoleAssistant, RoleUser:
-		return true
+		*to = Role(r)
+		return to, true
 	}
-	return false
+	return nil, false
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/internal/wire"
 )
 
 // TestFastPathTakesCommonShapes checks which inputs the fast path decodes
@@ -131,4 +133,30 @@ func TestProtoFastPathTakesCommonShapes(t *testing.T) {
 		allocs := testing.AllocsPerRun(20, func() { _, _ = DecodeProto(msg) })
 		assert.LessOrEqual(t, allocs, 3.0, "allocations for %s", line)
 	}
+}
+
+// TestFastTypes checks the fast path's table: every spec under the type it
+// reads, within wire.MaxMembers, and every type either on the fast path or
+// left to the reference for a reason named here; a new type must be put in
+// one or the other.
+func TestFastTypes(t *testing.T) {
+	notFlat := map[Type]string{
+		TypeMessagesSnapshot:           "its messages are objects the reference rebuilds",
+		TypeThinkingStart:              "deprecated: always decoded with a warning",
+		TypeThinkingEnd:                "deprecated: always decoded with a warning",
+		TypeThinkingTextMessageStart:   "deprecated: always decoded with a warning",
+		TypeThinkingTextMessageContent: "deprecated: always decoded with a warning",
+		TypeThinkingTextMessageEnd:     "deprecated: always decoded with a warning",
+	}
+	for _, typ := range Types() {
+		ft, fast := fastTypes[string(typ)]
+		if _, slow := notFlat[typ]; fast == slow {
+			t.Errorf("%s: on the fast path %v, left to the reference %v: want exactly one", typ, fast, slow)
+		}
+		if fast {
+			assert.Equal(t, string(typ), ft.spec.Type, "the spec under %s", typ)
+			assert.LessOrEqual(t, len(ft.spec.Members), wire.MaxMembers, typ)
+		}
+	}
+	assert.Len(t, fastTypes, len(Types())-len(notFlat), "fastTypes holds known types only")
 }

@@ -141,11 +141,10 @@ var protoFlats = [...]protoFlat{
 		}]{}
 		b.e.MessageID = s[0]
 		if has&2 != 0 {
-			if !textRole(s[1]) {
+			var ok bool
+			if b.e.Role, ok = textRole(s[1], &b.x.role); !ok {
 				return nil, false
 			}
-			b.x.role = Role(s[1])
-			b.e.Role = &b.x.role
 		}
 		b.e.Name = slot(&s, has, 2, &b.x.name)
 		return protoAttributed(&c, b), true
@@ -188,11 +187,10 @@ var protoFlats = [...]protoFlat{
 		}]{}
 		b.e.MessageID = slot(&s, has, 0, &b.x.id)
 		if has&2 != 0 {
-			if !textRole(s[1]) {
+			var ok bool
+			if b.e.Role, ok = textRole(s[1], &b.x.role); !ok {
 				return nil, false
 			}
-			b.x.role = Role(s[1])
-			b.e.Role = &b.x.role
 		}
 		b.e.Delta = slot(&s, has, 2, &b.x.delta)
 		b.e.Name = slot(&s, has, 3, &b.x.name)
