@@ -40,15 +40,15 @@ type strs = [wire.MaxMembers]string
 // Members of the fast specs. In every attributable type's Spec the tag,
 // subagentRunId, is member 0 (wire.DeltaTag for the deltas).
 func tagMember() wire.Member { return wire.Member{Name: "subagentRunId", Kind: wire.String} }
-func required(name string) wire.Member {
+func requiredString(name string) wire.Member {
 	return wire.Member{Name: name, Kind: wire.String, Required: true}
 }
-func optionalMember(name string) wire.Member { return wire.Member{Name: name, Kind: wire.String} }
+func optionalString(name string) wire.Member { return wire.Member{Name: name, Kind: wire.String} }
 func rawMember(name string, k wire.Kind, required bool) wire.Member {
 	return wire.Member{Name: name, Kind: k, Required: required}
 }
 
-// spec returns the Spec of type t with the given members.
+// fastSpec returns the Spec of type t with the given members.
 func fastSpec(t Type, members ...wire.Member) *wire.Spec {
 	return &wire.Spec{Type: string(t), Members: members}
 }
@@ -75,7 +75,7 @@ var fastTypes = map[string]fastType{
 			return attributed(b, &f, &s), true
 		}},
 
-	string(TypeTextMessageStart): {fastSpec(TypeTextMessageStart, tagMember(), required("messageId"), optionalMember("role"), optionalMember("name")),
+	string(TypeTextMessageStart): {fastSpec(TypeTextMessageStart, tagMember(), requiredString("messageId"), optionalString("role"), optionalString("name")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[TextMessageStart, struct {
 				role Role
@@ -91,13 +91,13 @@ var fastTypes = map[string]fastType{
 			b.e.Name = optional(&f, &s, 3, &b.x.name)
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeTextMessageEnd): {fastSpec(TypeTextMessageEnd, tagMember(), required("messageId")),
+	string(TypeTextMessageEnd): {fastSpec(TypeTextMessageEnd, tagMember(), requiredString("messageId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[TextMessageEnd, struct{}]{}
 			b.e.MessageID = s[1]
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeTextMessageChunk): {fastSpec(TypeTextMessageChunk, tagMember(), optionalMember("messageId"), optionalMember("role"), optionalMember("delta"), optionalMember("name")),
+	string(TypeTextMessageChunk): {fastSpec(TypeTextMessageChunk, tagMember(), optionalString("messageId"), optionalString("role"), optionalString("delta"), optionalString("name")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[TextMessageChunk, struct {
 				role            Role
@@ -115,20 +115,20 @@ var fastTypes = map[string]fastType{
 			return attributed(b, &f, &s), true
 		}},
 
-	string(TypeToolCallStart): {fastSpec(TypeToolCallStart, tagMember(), required("toolCallId"), required("toolCallName"), optionalMember("parentMessageId")),
+	string(TypeToolCallStart): {fastSpec(TypeToolCallStart, tagMember(), requiredString("toolCallId"), requiredString("toolCallName"), optionalString("parentMessageId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ToolCallStart, string]{}
 			b.e.ToolCallID, b.e.ToolCallName = s[1], s[2]
 			b.e.ParentMessageID = optional(&f, &s, 3, &b.x)
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeToolCallEnd): {fastSpec(TypeToolCallEnd, tagMember(), required("toolCallId")),
+	string(TypeToolCallEnd): {fastSpec(TypeToolCallEnd, tagMember(), requiredString("toolCallId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ToolCallEnd, struct{}]{}
 			b.e.ToolCallID = s[1]
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeToolCallChunk): {fastSpec(TypeToolCallChunk, tagMember(), optionalMember("toolCallId"), optionalMember("toolCallName"), optionalMember("parentMessageId"), optionalMember("delta")),
+	string(TypeToolCallChunk): {fastSpec(TypeToolCallChunk, tagMember(), optionalString("toolCallId"), optionalString("toolCallName"), optionalString("parentMessageId"), optionalString("delta")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ToolCallChunk, [4]string]{}
 			b.e.ToolCallID = optional(&f, &s, 1, &b.x[0])
@@ -137,7 +137,7 @@ var fastTypes = map[string]fastType{
 			b.e.Delta = optional(&f, &s, 4, &b.x[3])
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeToolCallResult): {fastSpec(TypeToolCallResult, tagMember(), required("messageId"), required("toolCallId"), rawMember("content", wire.Literal, true), optionalMember("role")),
+	string(TypeToolCallResult): {fastSpec(TypeToolCallResult, tagMember(), requiredString("messageId"), requiredString("toolCallId"), rawMember("content", wire.Literal, true), optionalString("role")),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ToolCallResult, Role]{}
 			b.e.MessageID, b.e.ToolCallID = s[1], s[2]
@@ -152,26 +152,26 @@ var fastTypes = map[string]fastType{
 			return attributed(b, &f, &s), true
 		}},
 
-	string(TypeStepStarted): {fastSpec(TypeStepStarted, tagMember(), required("stepName")),
+	string(TypeStepStarted): {fastSpec(TypeStepStarted, tagMember(), requiredString("stepName")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[StepStarted, struct{}]{}
 			b.e.StepName = s[1]
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeStepFinished): {fastSpec(TypeStepFinished, tagMember(), required("stepName")),
+	string(TypeStepFinished): {fastSpec(TypeStepFinished, tagMember(), requiredString("stepName")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[StepFinished, struct{}]{}
 			b.e.StepName = s[1]
 			return attributed(b, &f, &s), true
 		}},
 
-	string(TypeReasoningStart): {fastSpec(TypeReasoningStart, tagMember(), required("messageId")),
+	string(TypeReasoningStart): {fastSpec(TypeReasoningStart, tagMember(), requiredString("messageId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ReasoningStart, struct{}]{}
 			b.e.MessageID = s[1]
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeReasoningMessageStart): {fastSpec(TypeReasoningMessageStart, tagMember(), required("messageId"), required("role")),
+	string(TypeReasoningMessageStart): {fastSpec(TypeReasoningMessageStart, tagMember(), requiredString("messageId"), requiredString("role")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			if Role(s[2]) != RoleReasoning {
 				return nil, false
@@ -180,26 +180,26 @@ var fastTypes = map[string]fastType{
 			b.e.MessageID, b.e.Role = s[1], RoleReasoning
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeReasoningMessageEnd): {fastSpec(TypeReasoningMessageEnd, tagMember(), required("messageId")),
+	string(TypeReasoningMessageEnd): {fastSpec(TypeReasoningMessageEnd, tagMember(), requiredString("messageId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ReasoningMessageEnd, struct{}]{}
 			b.e.MessageID = s[1]
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeReasoningMessageChunk): {fastSpec(TypeReasoningMessageChunk, tagMember(), optionalMember("messageId"), optionalMember("delta")),
+	string(TypeReasoningMessageChunk): {fastSpec(TypeReasoningMessageChunk, tagMember(), optionalString("messageId"), optionalString("delta")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ReasoningMessageChunk, [2]string]{}
 			b.e.MessageID = optional(&f, &s, 1, &b.x[0])
 			b.e.Delta = optional(&f, &s, 2, &b.x[1])
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeReasoningEnd): {fastSpec(TypeReasoningEnd, tagMember(), required("messageId")),
+	string(TypeReasoningEnd): {fastSpec(TypeReasoningEnd, tagMember(), requiredString("messageId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ReasoningEnd, struct{}]{}
 			b.e.MessageID = s[1]
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeReasoningEncryptedValue): {fastSpec(TypeReasoningEncryptedValue, tagMember(), required("subtype"), required("entityId"), required("encryptedValue")),
+	string(TypeReasoningEncryptedValue): {fastSpec(TypeReasoningEncryptedValue, tagMember(), requiredString("subtype"), requiredString("entityId"), requiredString("encryptedValue")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			if s[1] != EncryptedToolCall && s[1] != EncryptedMessage {
 				return nil, false
@@ -221,7 +221,7 @@ var fastTypes = map[string]fastType{
 			b.e.Delta = rawValue(data, &f, 1)
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeActivitySnapshot): {fastSpec(TypeActivitySnapshot, tagMember(), required("messageId"), required("activityType"), rawMember("content", wire.Object, true), rawMember("replace", wire.Bool, false)),
+	string(TypeActivitySnapshot): {fastSpec(TypeActivitySnapshot, tagMember(), requiredString("messageId"), requiredString("activityType"), rawMember("content", wire.Object, true), rawMember("replace", wire.Bool, false)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ActivitySnapshot, bool]{}
 			b.e.MessageID, b.e.ActivityType = s[1], s[2]
@@ -232,21 +232,21 @@ var fastTypes = map[string]fastType{
 			}
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeActivityDelta): {fastSpec(TypeActivityDelta, tagMember(), required("messageId"), required("activityType"), rawMember("patch", wire.Patch, true)),
+	string(TypeActivityDelta): {fastSpec(TypeActivityDelta, tagMember(), requiredString("messageId"), requiredString("activityType"), rawMember("patch", wire.Patch, true)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[ActivityDelta, struct{}]{}
 			b.e.MessageID, b.e.ActivityType = s[1], s[2]
 			b.e.Patch = rawValue(data, &f, 3)
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeRaw): {fastSpec(TypeRaw, tagMember(), rawMember("event", wire.Any, true), optionalMember("source")),
+	string(TypeRaw): {fastSpec(TypeRaw, tagMember(), rawMember("event", wire.Any, true), optionalString("source")),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[Raw, string]{}
 			b.e.Event = rawValue(data, &f, 1)
 			b.e.Source = optional(&f, &s, 2, &b.x)
 			return attributed(b, &f, &s), true
 		}},
-	string(TypeCustom): {fastSpec(TypeCustom, tagMember(), required("name"), rawMember("value", wire.Any, true)),
+	string(TypeCustom): {fastSpec(TypeCustom, tagMember(), requiredString("name"), rawMember("value", wire.Any, true)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[Custom, struct{}]{}
 			b.e.Name = s[1]
@@ -255,7 +255,7 @@ var fastTypes = map[string]fastType{
 		}},
 
 	// The lifecycle types: subagentRunId is the required identity.
-	string(TypeSubagentStarted): {fastSpec(TypeSubagentStarted, required("subagentRunId"), required("name"), optionalMember("description"), optionalMember("parentSubagentRunId"), optionalMember("parentToolCallId"), optionalMember("parentMessageId")),
+	string(TypeSubagentStarted): {fastSpec(TypeSubagentStarted, requiredString("subagentRunId"), requiredString("name"), optionalString("description"), optionalString("parentSubagentRunId"), optionalString("parentToolCallId"), optionalString("parentMessageId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[SubagentStarted, [4]string]{}
 			b.e.ID, b.e.Name = s[0], s[1]
@@ -265,14 +265,14 @@ var fastTypes = map[string]fastType{
 			b.e.ParentMessageID = optional(&f, &s, 5, &b.x[3])
 			return stamped(b, f.Timed, f.Timestamp), true
 		}},
-	string(TypeSubagentFinished): {fastSpec(TypeSubagentFinished, required("subagentRunId"), rawMember("result", wire.NotNull, false)),
+	string(TypeSubagentFinished): {fastSpec(TypeSubagentFinished, requiredString("subagentRunId"), rawMember("result", wire.NotNull, false)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[SubagentFinished, struct{}]{}
 			b.e.ID = s[0]
 			b.e.Result = rawValue(data, &f, 1)
 			return stamped(b, f.Timed, f.Timestamp), true
 		}},
-	string(TypeSubagentError): {fastSpec(TypeSubagentError, required("subagentRunId"), required("message"), optionalMember("code")),
+	string(TypeSubagentError): {fastSpec(TypeSubagentError, requiredString("subagentRunId"), requiredString("message"), optionalString("code")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[SubagentError, string]{}
 			b.e.ID, b.e.Message = s[0], s[1]
@@ -282,7 +282,7 @@ var fastTypes = map[string]fastType{
 
 	// The run types carry no tag: the reference path drops one with a
 	// warning (G3).
-	string(TypeRunStarted): {fastSpec(TypeRunStarted, required("threadId"), required("runId"), optionalMember("protocolVersion"), optionalMember("parentRunId")),
+	string(TypeRunStarted): {fastSpec(TypeRunStarted, requiredString("threadId"), requiredString("runId"), optionalString("protocolVersion"), optionalString("parentRunId")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[RunStarted, [2]string]{}
 			b.e.ThreadID, b.e.RunID = s[0], s[1]
@@ -290,14 +290,14 @@ var fastTypes = map[string]fastType{
 			b.e.ParentRunID = optional(&f, &s, 3, &b.x[1])
 			return stamped(b, f.Timed, f.Timestamp), true
 		}},
-	string(TypeRunFinished): {fastSpec(TypeRunFinished, required("threadId"), required("runId"), rawMember("result", wire.NotNull, false)),
+	string(TypeRunFinished): {fastSpec(TypeRunFinished, requiredString("threadId"), requiredString("runId"), rawMember("result", wire.NotNull, false)),
 		func(data []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[RunFinished, struct{}]{}
 			b.e.ThreadID, b.e.RunID = s[0], s[1]
 			b.e.Result = rawValue(data, &f, 2)
 			return stamped(b, f.Timed, f.Timestamp), true
 		}},
-	string(TypeRunError): {fastSpec(TypeRunError, required("message"), optionalMember("code")),
+	string(TypeRunError): {fastSpec(TypeRunError, requiredString("message"), optionalString("code")),
 		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
 			b := &box[RunError, string]{}
 			b.e.Message = s[0]

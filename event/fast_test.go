@@ -156,6 +156,11 @@ func TestFastTypes(t *testing.T) {
 		if fast {
 			assert.Equal(t, string(typ), ft.spec.Type, "the spec under %s", typ)
 			assert.LessOrEqual(t, len(ft.spec.Members), wire.MaxMembers, typ)
+			for k, m := range ft.spec.Members {
+				if m.Name == "subagentRunId" && !typ.Lifecycle() {
+					assert.Zero(t, k, "%s: the tag is member 0, where attributed reads it", typ)
+				}
+			}
 		}
 	}
 	assert.Len(t, fastTypes, len(Types())-len(notFlat), "fastTypes holds known types only")
