@@ -1,5 +1,10 @@
 package wire
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // A small JSON scanner, shared by the fast paths here and by package event
 // (which locates the values its errors name with it). Each function
 // validates what it scans exactly as encoding/json does and reports failure
@@ -17,6 +22,22 @@ func SkipWS(data []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+const (
+	loBits = 0x0101010101010101
+	hiBits = 0x8080808080808080
+)
+
+// stops returns a mask whose lowest set bit is the high bit of the first of
+// the eight bytes of w (little-endian) that is a quote, a backslash or a
+// control character (below 0x20), and 0 when none is. Each of the three
+// tests sets the high bit of the first byte that matches it, and may set it
+// in later bytes too (a borrow), never in earlier ones.
+func stops(w uint64) uint64 {
+	q := w ^ (loBits * '"')
+	b := w ^ (loBits * '\\')
+	return ((q-loBits)&^q | (b-loBits)&^b | (w-loBits*0x20)&^w) & hiBits
 }
 
 // strClass marks the bytes a string scan must stop at.
@@ -43,6 +64,26 @@ type Str struct {
 func ScanString(data []byte, i int) (s Str, ok bool) {
 	i++
 	for i < len(data) {
+		// Eight bytes at a time while none of them ends the scan or needs a
+		// look: a quote, a backslash or a control character.
+		var seen uint64
+		for i+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[i:])
+			if m := stops(w); m != 0 {
+				n := bits.TrailingZeros64(m) / 8 // the first byte that stops
+				seen |= w & (1<<(8*n) - 1)
+				i += n
+				break
+			}
+			seen |= w
+			i += 8
+		}
+		if seen&hiBits != 0 {
+			s.Wide = true
+		}
+		if i >= len(data) {
+			break
+		}
 		switch strClass[data[i]] {
 		case 0:
 			i++

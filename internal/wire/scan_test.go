@@ -220,3 +220,74 @@ func checkDelta(t *testing.T, d wire.Delta, e event.Event, data []byte) {
 		t.Fatalf("read %+v in place, decoded %#v from %q", d, e, data)
 	}
 }
+
+// scanStringRef is ScanString one byte at a time, the reference its word at
+// a time loop must agree with.
+func scanStringRef(data []byte, i int) (s wire.Str, ok bool) {
+	for i++; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			s.End = i + 1
+			return s, true
+		case c == '\\':
+			s.Escaped = true
+			if i+1 >= len(data) {
+				return s, false
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+6 > len(data) {
+					return s, false
+				}
+				for _, h := range data[i+2 : i+6] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return s, false
+					}
+				}
+				i += 5
+			default:
+				return s, false
+			}
+		case c < 0x20:
+			return s, false
+		case c >= 0x80:
+			s.Wide = true
+		}
+	}
+	return s, false
+}
+
+// TestScanStringEveryByte puts every byte value at every place of a long
+// string and checks ScanString against the byte-at-a-time reference.
+func TestScanStringEveryByte(t *testing.T) {
+	for c := range 256 {
+		for at := 1; at < 20; at++ {
+			data := []byte(`"abcdefghijklmnopqrstuvwxyz"`)
+			data[at] = byte(c)
+			got, gotOK := wire.ScanString(data, 0)
+			want, wantOK := scanStringRef(data, 0)
+			if got != want || gotOK != wantOK {
+				t.Fatalf("byte %#x at %d: got %+v %v, want %+v %v", c, at, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
+
+// FuzzScanString checks ScanString against the byte-at-a-time reference.
+func FuzzScanString(f *testing.F) {
+	for _, s := range []string{`"plain ascii text of some length"`, `"é漢字 and \n \u00e9 \"q\" end"`, "\"ctl\x01\"", `"unterminated`, `"\u12"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			return
+		}
+		got, gotOK := wire.ScanString(data, 0)
+		want, wantOK := scanStringRef(data, 0)
+		if gotOK != wantOK || gotOK && got != want {
+			t.Fatalf("%q: got %+v %v, want %+v %v", data, got, gotOK, want, wantOK)
+		}
+	})
+}
