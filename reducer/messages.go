@@ -55,6 +55,23 @@ func (f *folder) place(m *model.Msg, owner *model.OwnerRec) model.Loc {
 	return loc
 }
 
+// msgInfo returns the info of a new message with the given tag, name and
+// metadata: a shared one when it has none or only a tag (see
+// model.InvInfo.PlainMsg).
+func (f *folder) msgInfo(tag model.Owner, name *string, meta json.RawMessage) *model.MsgInfo {
+	if !tag.Sub || name != nil || meta != nil {
+		return model.InfoOf(tag.Tag(), name, meta)
+	}
+	key := f.invFor(tag) // the node the message goes to (see place)
+	if i := f.peek(key).Info.PlainMsg; i != nil {
+		return i
+	}
+	inf := f.info(key)
+	id := inf.ID
+	inf.PlainMsg = &model.MsgInfo{Tag: &id}
+	return inf.PlainMsg
+}
+
 // appendMsg places m (with its owner, when owner is not nil) and appends it
 // to the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
@@ -263,7 +280,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		}
 		loc = f.appendMsg(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
-			Info: model.InfoOf(tag.Tag(), cloneStr(name), meta),
+			Info: f.msgInfo(tag, cloneStr(name), meta),
 		}, record)
 	}
 	c := f.writeCold()
@@ -499,7 +516,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		// G6: a message a tool call creates belongs to the call's owner.
 		tloc = f.appendMsg(&model.Msg{
 			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
-			Info: model.InfoOf(tag.Tag(), nil, nil),
+			Info: f.msgInfo(tag, nil, nil),
 		}, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
 	f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})

@@ -214,6 +214,10 @@ type InvInfo struct {
 	Steps       persist.Vector[Step]
 	Spans       persist.Vector[Span]
 	Run         int // the run the node was first seen in (started, attributed or in history)
+	// PlainMsg is the info the node's messages that carry its tag and
+	// nothing else (no name, no metadata) share: most of a subagent's
+	// messages cost no info of their own. Nil until the first one.
+	PlainMsg *MsgInfo
 	First       int // index of the event that first named it
 }
 

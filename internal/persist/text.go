@@ -8,24 +8,28 @@ import (
 )
 
 // Text is append-only streamed text, such as the content of a message that
-// arrives in deltas. It is a length into a shared byte buffer with spare
-// capacity: Append copies the new bytes into the spare capacity when it is
-// the first successor of its value to claim them, so a stream of deltas
-// fills one buffer in place and allocates only when the buffer is full. The
-// zero value is empty.
+// arrives in deltas. While it grows, it is a length into a shared byte buffer
+// with spare capacity: Append copies the new bytes into the spare capacity
+// when it is the first successor of its value to claim them, so a stream of
+// deltas fills one buffer in place and allocates only when the buffer is
+// full. A finished text (TextOf, Compact) is the bytes of an immutable
+// string and costs nothing besides them. The zero value is empty.
 //
 // Costs: Len, IsEmpty and String are O(1), and String does not allocate.
 // Append(s) costs O(len(s)) when it extends the buffer in place; when the
-// buffer is full, or when another value has already extended this one (the
-// text branched), it copies the whole text into a new buffer with room to
-// grow, so a stream of n bytes costs O(n) overall amortised.
+// buffer is full, when another value has already extended this one (the
+// text branched), or when the text is finished, it copies the whole text
+// into a new buffer with room to grow, so a stream of n bytes costs O(n)
+// overall amortised.
 //
 // Memory: a stream of n bytes holds one buffer of at most about 2n bytes
 // (plus the buffers its older values alone still reference), instead of a
-// node per delta.
+// node per delta; Compact gives the spare room back.
 type Text struct {
-	buf *textBuf
-	n   int // bytes of buf.b that hold this value's text
+	// p is a *textBuf when n > 0 (the text may grow in place), and the first
+	// byte of an immutable string of -n bytes when n < 0.
+	p unsafe.Pointer
+	n int
 }
 
 // textBuf is a byte buffer shared by successive values of one stream. b has
@@ -38,15 +42,20 @@ type textBuf struct {
 	b    []byte
 }
 
-// TextOf returns a Text holding s. It does not copy s: the buffer is s's own
-// memory, with no spare capacity, so it is never written.
+// TextOf returns a Text holding s. It does not copy s and does not allocate.
 func TextOf(s string) Text {
 	if s == "" {
 		return Text{}
 	}
-	buf := &textBuf{b: unsafe.Slice(unsafe.StringData(s), len(s))}
-	buf.used.Store(int64(len(s)))
-	return Text{buf: buf, n: len(s)}
+	return Text{p: unsafe.Pointer(unsafe.StringData(s)), n: -len(s)}
+}
+
+// buf returns t's growable buffer, or nil when t is empty or finished.
+func (t Text) buf() *textBuf {
+	if t.n <= 0 {
+		return nil
+	}
+	return (*textBuf)(t.p)
 }
 
 // Append returns t followed by s. Appending "" returns t itself.
@@ -54,20 +63,21 @@ func (t Text) Append(s string) Text {
 	if s == "" {
 		return t
 	}
-	need := t.n + len(s)
-	if b := t.buf; b != nil && need <= len(b.b) && b.used.CompareAndSwap(int64(t.n), int64(need)) {
-		// Bytes t.n..need are ours alone: no value can see them yet.
-		copy(b.b[t.n:need], s)
-		return Text{buf: b, n: need}
+	n := t.Len()
+	need := n + len(s)
+	if b := t.buf(); b != nil && need <= len(b.b) && b.used.CompareAndSwap(int64(n), int64(need)) {
+		// Bytes n..need are ours alone: no value can see them yet.
+		copy(b.b[n:need], s)
+		return Text{p: t.p, n: need}
 	}
 	// The allocation is rounded up to its size class: the rounding is room
 	// to grow that costs nothing.
 	b := slices.Grow([]byte(nil), need+textSpare(need))
 	nb := &textBuf{b: b[:cap(b)]}
 	copy(nb.b, t.String())
-	copy(nb.b[t.n:], s)
+	copy(nb.b[n:], s)
 	nb.used.Store(int64(need))
-	return Text{buf: nb, n: need}
+	return Text{p: unsafe.Pointer(nb), n: need}
 }
 
 // textSpare returns the spare capacity a new buffer for n bytes gets:
@@ -83,18 +93,29 @@ func textSpare(n int) int {
 	return n
 }
 
-// Compact returns t in a buffer of its own length when t's buffer has much
-// more room than t uses (the room to grow a stream needs, which a finished
-// text no longer does), and t itself otherwise. It costs one copy of t.
+// Compact returns t finished: the bytes of an immutable string, without the
+// growable buffer's header, and in a copy of their own length when the
+// buffer has much more room than t uses (the room to grow a stream needs,
+// which a finished text no longer does). Appending to the result copies it.
 func (t Text) Compact() Text {
-	if t.buf == nil || len(t.buf.b)-t.n <= max(16, t.n/8) {
+	b := t.buf()
+	if b == nil {
 		return t
 	}
-	return TextOf(strings.Clone(t.String()))
+	if len(b.b)-t.n > max(16, t.n/8) {
+		return TextOf(strings.Clone(t.String()))
+	}
+	// The bytes below t.n are claimed and never written again.
+	return Text{p: unsafe.Pointer(&b.b[0]), n: -t.n}
 }
 
 // Len returns the length of t in bytes.
-func (t Text) Len() int { return t.n }
+func (t Text) Len() int {
+	if t.n < 0 {
+		return -t.n
+	}
+	return t.n
+}
 
 // IsEmpty reports whether t is empty.
 func (t Text) IsEmpty() bool { return t.n == 0 }
@@ -102,8 +123,11 @@ func (t Text) IsEmpty() bool { return t.n == 0 }
 // String returns the text. The string shares t's buffer, whose bytes it
 // covers are never written again.
 func (t Text) String() string {
-	if t.n == 0 {
-		return ""
+	switch {
+	case t.n < 0:
+		return unsafe.String((*byte)(t.p), -t.n)
+	case t.n > 0:
+		return unsafe.String(&(*textBuf)(t.p).b[0], t.n)
 	}
-	return unsafe.String(&t.buf.b[0], t.n)
+	return ""
 }

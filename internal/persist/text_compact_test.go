@@ -17,10 +17,18 @@ func TestTextCompact(t *testing.T) {
 	}
 	c := tx.Compact()
 	assert.Equal(t, "hellohellohello", c.String())
-	assert.Equal(t, len(c.String()), len(c.buf.b), "no spare room left")
+	assert.Nil(t, c.buf(), "a compact text keeps no growable buffer")
 	assert.Equal(t, "hellohellohello", tx.String())
 	assert.Equal(t, c, c.Compact(), "a compact text stays as it is")
 	long := TextOf(strings.Repeat("x", 100)).Append("y")
 	assert.Equal(t, strings.Repeat("x", 100)+"y", long.Compact().String())
+	full := TextOf(strings.Repeat("x", 30)).Append("yy") // 32 bytes in a buffer of 64
+	for full.buf() != nil && len(full.buf().b) > full.Len()+16 {
+		full = full.Append("z")
+	}
+	fc := full.Compact()
+	assert.Equal(t, full.String(), fc.String(), "a nearly full buffer's bytes are kept as they are")
+	assert.Equal(t, fc.String()+"!", fc.Append("!").String(), "appending to a finished text copies it")
+	assert.Equal(t, full.String(), fc.String(), "and leaves it as it was")
 	assert.Equal(t, Text{}, Text{}.Compact())
 }
