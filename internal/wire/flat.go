@@ -45,7 +45,7 @@ type Member struct {
 // members it may have besides "type" and "timestamp" (which every event may
 // carry, a safe integer).
 type Spec struct {
-	Type    string
+	Type    string   // the wire type, e.g. "TEXT_MESSAGE_START"
 	Members []Member // at most MaxMembers
 }
 
@@ -60,11 +60,11 @@ type Value struct {
 // Flat is what ScanFlat found: a value for each member of the Spec present
 // in the input, and the timestamp.
 type Flat struct {
-	Vals      [MaxMembers]Value
-	Has       uint16 // bit k: Members[k] is present
-	strs      uint16 // bit k: Members[k] is a String and present
-	Timestamp int64
-	Timed     bool // the timestamp is present
+	Vals      [MaxMembers]Value // Vals[k]: where member k's value lies, when present
+	Has       uint16            // bit k: Members[k] is present
+	strs      uint16            // bit k: Members[k] is a String and present
+	Timestamp int64             // the timestamp, when Timed
+	Timed     bool              // the timestamp is present
 }
 
 // Present reports whether member k of the Spec is present.
@@ -105,8 +105,11 @@ func TypePrefix(data []byte) []byte {
 // nothing but space follows the object. A member that spec does not list
 // (rawEvent, metadata, one the schema does not know) reports false, so that
 // event.Decode's reference path decides, and warns where the protocol says
-// so.
+// so. It panics for a Spec of more than MaxMembers members.
 func ScanFlat(data []byte, spec *Spec) (f Flat, ok bool) {
+	if len(spec.Members) > MaxMembers {
+		panic("wire: a Spec of more than MaxMembers members: " + spec.Type)
+	}
 	const prefix = `{"type":"`
 	n := len(prefix) + len(spec.Type)
 	if len(data) <= n || len(data) > maxInput || string(data[:len(prefix)]) != prefix || string(data[len(prefix):n]) != spec.Type || data[n] != '"' {
