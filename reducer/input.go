@@ -144,7 +144,7 @@ func (f *folder) history(msgs []event.Message, continuing bool) *Violation {
 		if !f.ownedAs(&msgs[i]) {
 			f.own(&msgs[i], true)
 		}
-		if !f.st.Cold.Order.Has(msgs[i].ID) {
+		if !f.st.Cold.Listed(msgs[i].ID) {
 			fresh = append(fresh, msgs[i])
 		}
 	}
@@ -183,7 +183,7 @@ func (f *folder) continues(msgs []event.Message) bool {
 			hasReasoning = true
 		}
 	}
-	for id := range f.st.Cold.Order.All() {
+	for id := range f.st.Cold.ListAll() {
 		m, _, ok := f.msg(id)
 		if !ok {
 			return false

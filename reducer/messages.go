@@ -24,7 +24,13 @@ const ruleApply = "G14" // warnings about the message projection
 
 // msg returns the message with the given id in the list, and where it lives.
 func (f *folder) msg(id string) (*model.Msg, model.Loc, bool) {
-	loc, ok := f.st.Cold.MsgLoc(id)
+	r, _ := f.st.Cold.Msgs.Get(id)
+	return f.msgAt(r)
+}
+
+// msgAt is msg given the id's record.
+func (f *folder) msgAt(r model.MsgRec) (*model.Msg, model.Loc, bool) {
+	loc, ok := r.Loc()
 	if !ok {
 		return nil, loc, false
 	}
@@ -37,21 +43,25 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 }
 
 // place stores m in the invocation its tag names and records where, and
-// its owner when owner is not nil (both in one record, see model.MsgRec);
-// it does not touch the list order.
-func (f *folder) place(m *model.Msg, owner *model.OwnerRec) model.Loc {
+// its owner when owner is not nil; it puts it at the end of the list when
+// list is set (all in one record, see model.MsgRec). prev is m's id's
+// record as the caller read it in this fold, nil when it did not.
+func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, prev *model.MsgRec) model.Loc {
 	key := f.invFor(tagOwner(m.Info.Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
-	if owner == nil {
-		f.writeCold().SetMsgLoc(m.ID, loc)
-		return loc
+	if owner != nil {
+		rec := *owner
+		if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
+			rec.Owner.ID = id // the node's copy: one string per invocation, not per message
+		}
+		owner = &rec
 	}
-	rec := *owner
-	if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
-		rec.Owner.ID = id // the node's copy: one string per invocation, not per message
+	if prev == nil {
+		r, _ := f.st.Cold.Msgs.Get(m.ID)
+		prev = &r
 	}
-	f.writeCold().SetMsg(m.ID, rec, loc)
+	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list)
 	return loc
 }
 
@@ -72,12 +82,10 @@ func (f *folder) msgInfo(tag model.Owner, name *string, meta json.RawMessage) *m
 	return inf.PlainMsg
 }
 
-// appendMsg places m (with its owner, when owner is not nil) and appends it
-// to the list.
+// appendMsg places m (with its owner, when owner is not nil) at the end
+// of the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
-	loc := f.place(m, owner)
-	f.writeCold().Order = f.st.Cold.Order.Append(m.ID)
-	return loc
+	return f.place(m, owner, true, nil)
 }
 
 // at returns (a copy of) the message an open entry points at, and false when
@@ -97,7 +105,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
 	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
 		f.unplace(loc)
-		f.place(c, nil)
+		f.place(c, nil, false, nil)
 		return
 	}
 	f.putMsg(loc, c)
@@ -203,7 +211,7 @@ type msgKind struct {
 	ruleOpen         string     // the rule a START of an open message breaks
 	ruleNone         string     // the rule a CONTENT or END of no open message breaks
 	defaultRole      event.Role
-	ownerOf          func(f *folder, id string) (model.Owner, bool)
+	ownerOf          func(f *folder, id string, rec model.OwnerRec, known bool) (model.Owner, bool)
 	needsOwnerRecord func(rec model.OwnerRec, known bool) bool
 }
 
@@ -212,9 +220,8 @@ var (
 		kind: model.KindText, noun: "text message",
 		start: event.TypeTextMessageStart, end: event.TypeTextMessageEnd,
 		ruleOpen: "V6", ruleNone: "V7", defaultRole: event.RoleAssistant,
-		ownerOf: func(f *folder, id string) (model.Owner, bool) {
-			rec, ok := f.st.Cold.MsgOwner(id)
-			return rec.Owner, ok
+		ownerOf: func(_ *folder, _ string, rec model.OwnerRec, known bool) (model.Owner, bool) {
+			return rec.Owner, known
 		},
 		needsOwnerRecord: func(_ model.OwnerRec, known bool) bool { return !known },
 	}
@@ -223,7 +230,7 @@ var (
 		start: event.TypeReasoningMessageStart, end: event.TypeReasoningMessageEnd,
 		ruleOpen: "V13", ruleNone: "V13", defaultRole: event.RoleReasoning,
 		// A reasoning message shares its owner with the span of its id.
-		ownerOf: (*folder).reasoningOwner,
+		ownerOf: (*folder).reasoningOwnerOf,
 		needsOwnerRecord: func(rec model.OwnerRec, known bool) bool {
 			return !known || rec.Kind != model.KindReasoning
 		},
@@ -253,19 +260,23 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	if _, open := k.open(f.st.Cold).Get(id); open {
 		return f.violation(k.ruleOpen, "%s '%s' is already in progress; end it with %s first", k.noun, id, k.end)
 	}
-	m, loc, exists := f.msg(id)
+	// One lookup of the id's record answers where the message is, who owns
+	// it and what to record.
+	idx, _ := f.st.Cold.Msgs.Get(id)
+	m, loc, exists := f.msgAt(idx)
 	if exists && m.Kind() != k.kind {
 		return f.violation("A1", "%s for '%s', which names a %s; one id names one message of one kind", k.start, id, m.Kind())
 	}
+	rec, known := idx.Owner()
 	owner := tag
-	if known, ok := k.ownerOf(f, id); ok {
-		if tag.Sub && tag != known {
-			return f.violation("R16", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, k.noun, id, known.Quoted())
+	if o, ok := k.ownerOf(f, id, rec, known); ok {
+		if tag.Sub && tag != o {
+			return f.violation("R16", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, k.noun, id, o.Quoted())
 		}
-		owner = known
+		owner = o
 	}
 	var record *model.OwnerRec // the owner to record, when it must be
-	if rec, known := f.st.Cold.MsgOwner(id); k.needsOwnerRecord(rec, known) {
+	if k.needsOwnerRecord(rec, known) {
 		record = &model.OwnerRec{Owner: owner, Kind: k.kind}
 	}
 	if exists {
@@ -278,10 +289,10 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		if role != nil {
 			r = *role
 		}
-		loc = f.appendMsg(&model.Msg{
+		loc = f.place(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
 			Info: f.msgInfo(tag, cloneStr(name), meta),
-		}, record)
+		}, record, true, &idx)
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
@@ -598,23 +609,23 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
 	m.Text, m.HasText, m.Info.Raw = content(e.Content)
 	// R26: the result is attributed on its own and (re)sets its message's owner.
-	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool})
+	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, false, nil)
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
-	if held && f.st.Cold.Order.Has(holder.ID) {
+	if held && f.st.Cold.Listed(holder.ID) {
 		at := holder.ID
 		// Start from the last result put after this holder, when it is
 		// still there: the tool messages before it follow the holder
 		// already, and walking them again made n results under one
 		// message cost O(n²).
-		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Order.Has(last) {
+		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
 			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
 				at = last
 			}
 		}
 		for {
-			next, ok := f.st.Cold.Order.Next(at)
+			next, ok := f.st.Cold.ListNext(at)
 			if !ok {
 				break
 			}
@@ -623,14 +634,14 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			}
 			at = next
 		}
-		f.writeCold().Order = f.st.Cold.Order.InsertAfter(at, e.MessageID)
+		f.writeCold().ListInsertAfter(at, e.MessageID)
 		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
 			c.Result, c.HasResult = e.MessageID, true
 			c.ResultContent = bytes.Clone(e.Content)
 		})
 	} else {
-		f.writeCold().Order = f.st.Cold.Order.Append(e.MessageID)
+		f.writeCold().ListAppend(e.MessageID)
 	}
 	return nil
 }
@@ -642,7 +653,14 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 // message's, else the span's (a span and a message may share an id and
 // share one owner).
 func (f *folder) reasoningOwner(id string) (model.Owner, bool) {
-	if rec, ok := f.st.Cold.MsgOwner(id); ok && rec.Kind == model.KindReasoning {
+	rec, ok := f.st.Cold.MsgOwner(id)
+	return f.reasoningOwnerOf(id, rec, ok)
+}
+
+// reasoningOwnerOf is reasoningOwner given the recorded owner of message
+// id, rec (known false: none).
+func (f *folder) reasoningOwnerOf(id string, rec model.OwnerRec, known bool) (model.Owner, bool) {
+	if known && rec.Kind == model.KindReasoning {
 		return rec.Owner, true
 	}
 	return f.st.Cold.SpanOwner.Get(id)

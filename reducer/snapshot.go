@@ -84,7 +84,7 @@ func (f *folder) echoInput(msgs []event.Message) {
 		hm := &msgs[i]
 		f.own(hm, false)
 		tools = tools || isResult(hm)
-		if f.st.Cold.Order.Has(hm.ID) {
+		if f.st.Cold.Listed(hm.ID) {
 			continue
 		}
 		m := f.fromHistory(hm)
@@ -190,11 +190,11 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 	}
 
-	old := f.st.Cold.Order
-	f.writeCold().Order = persist.Seq{}
+	old := f.st.Cold.ListAll() // the list as it is now
+	f.writeCold().ListReset()
 	f.writeCold().ResultAfter = persist.Map[string]{}
 	f.writeCold().CallLoc = persist.Map[model.CallLoc]{}
-	for id := range old.All() {
+	for id := range old {
 		m, loc, ok := f.msg(id)
 		if !ok {
 			continue
@@ -203,7 +203,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			nm := f.fromHistory(hm)
 			f.relink(nm, prior, results)
 			f.update(m, loc, nm)
-			f.writeCold().Order = f.st.Cold.Order.Append(id)
+			f.writeCold().ListAppend(id)
 			continue
 		}
 		keep := false
@@ -214,7 +214,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			keep = !hasReasoning
 		}
 		if keep {
-			f.writeCold().Order = f.st.Cold.Order.Append(id)
+			f.writeCold().ListAppend(id)
 			continue
 		}
 		f.unplace(loc)
@@ -223,14 +223,14 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 	for i := range e.Messages {
 		hm := &e.Messages[i]
 		f.own(hm, true)
-		if f.st.Cold.Order.Has(hm.ID) {
+		if f.st.Cold.Listed(hm.ID) {
 			continue
 		}
 		nm := f.fromHistory(hm)
 		f.relink(nm, prior, results)
 		f.appendMsg(nm, nil)
 	}
-	for id := range f.st.Cold.Order.All() {
+	for id := range f.st.Cold.ListAll() {
 		if m, _, ok := f.msg(id); ok {
 			f.holdCalls(m)
 		}

@@ -143,8 +143,8 @@ func (v *View) InvocationCount() int { return v.st().NInvs() }
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
 	return func(yield func(event.Message) bool) {
-		for id := range st.Cold.Order.All() {
-			m := msgAt(st, id)
+		for _, r := range st.Cold.ListRecs() {
+			m := msgOf(st, r)
 			if m == nil {
 				continue
 			}
@@ -158,7 +158,7 @@ func (v *View) Messages() iter.Seq[event.Message] {
 // MessageList returns the AG-UI message list as a fresh slice (see Messages).
 func (v *View) MessageList() []event.Message {
 	st := v.st()
-	out := make([]event.Message, 0, st.Cold.Order.Len())
+	out := make([]event.Message, 0, st.Cold.ListLen())
 	for m := range v.Messages() {
 		out = append(out, m)
 	}
@@ -166,13 +166,13 @@ func (v *View) MessageList() []event.Message {
 }
 
 // MessageCount returns the number of messages in the AG-UI list.
-func (v *View) MessageCount() int { return v.st().Cold.Order.Len() }
+func (v *View) MessageCount() int { return v.st().Cold.ListLen() }
 
 // Message returns the message with the given id, and false if the list has
 // none.
 func (v *View) Message(id string) (event.Message, bool) {
 	st := v.st()
-	if !st.Cold.Order.Has(id) {
+	if !st.Cold.Listed(id) {
 		return event.Message{}, false
 	}
 	m := msgAt(st, id)
@@ -189,7 +189,7 @@ func (v *View) Message(id string) (event.Message, bool) {
 // results) are closed.
 func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 	st := v.st()
-	if !st.Cold.Order.Has(id) {
+	if !st.Cold.Listed(id) {
 		return "", false
 	}
 	m := msgAt(st, id)
@@ -257,7 +257,14 @@ func (v *View) Diagnostics() []Diagnostic {
 func (v *View) ViolationCount() int { return v.st().Cold.Violating }
 
 func msgAt(st *model.State, id string) *model.Msg {
-	loc, ok := st.Cold.MsgLoc(id)
+	r, _ := st.Cold.Msgs.Get(id)
+	return msgOf(st, r)
+}
+
+// msgOf returns the message a record locates, nil when it is not in the
+// list.
+func msgOf(st *model.State, r model.MsgRec) *model.Msg {
+	loc, ok := r.Loc()
 	if !ok {
 		return nil
 	}

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"iter"
+
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
 	"github.com/agview/agview/patch"
@@ -21,23 +23,34 @@ type OwnerRec struct {
 }
 
 // MsgRec is what a state records about one message id: its owner, kept for
-// the whole stream (docs/protocol.md G6), and where the message lives while
-// it is in the list. Both sit in one record, in one map, so that a new
-// message costs one map insertion; the location is held in 32-bit integers
-// to keep the record small (a node never holds 2³¹ messages: each costs far
-// more than a byte of input).
+// the whole stream (docs/protocol.md G6), where the message lives while it
+// is in the list, and the message after it in the list (the list is
+// threaded through the records, see List). All of it sits in one record, in
+// one map, so that a new message costs one map insertion and no entry
+// elsewhere; the location is held in 32-bit integers to keep the record
+// small (a node never holds 2³¹ messages: each costs far more than a byte of
+// input).
 type MsgRec struct {
-	owner    Owner
+	owner    string // the owner's id, when ownerSub (a subagent)
+	next     string // the next message in the list, when listed and not the last
 	inv, pos int32
+	gen      uint32 // the List generation it was listed in
 	kind     Kind
+	ownerSub bool
 	owned    bool // owner and kind are set
 	placed   bool // inv and pos are set
 	replayed bool
+	listed   bool // in the list, if gen is the list's
+}
+
+// setOwner records o in r.
+func (r *MsgRec) setOwner(o OwnerRec) {
+	r.owner, r.ownerSub, r.kind, r.replayed, r.owned = o.Owner.ID, o.Owner.Sub, o.Kind, o.Replayed, true
 }
 
 // Owner returns the recorded owner, and false when none is recorded.
 func (r MsgRec) Owner() (OwnerRec, bool) {
-	return OwnerRec{Owner: r.owner, Kind: r.kind, Replayed: r.replayed}, r.owned
+	return OwnerRec{Owner: Owner{Sub: r.ownerSub, ID: r.owner}, Kind: r.kind, Replayed: r.replayed}, r.owned
 }
 
 // Loc returns where the message lives, and false when it is not in the list.
@@ -56,20 +69,28 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 	return r.Loc()
 }
 
-// SetMsg records both the owner of message id and where it lives; c must
-// be a private copy.
-func (c *Cold) SetMsg(id string, o OwnerRec, l Loc) {
-	c.Msgs = c.Msgs.Set(id, MsgRec{
-		owner: o.Owner, kind: o.Kind, replayed: o.Replayed, owned: true,
-		inv: int32(l.Inv), pos: int32(l.Pos), placed: true,
-	})
+// PutMsg records where message id lives, its owner when o is not nil, and
+// puts it at the end of the list when list is set (it must not be in it):
+// one map insertion for all three, and one more for the link from the
+// message before it. r is id's record as it is in c.Msgs (the zero MsgRec
+// when there is none). c must be a private copy.
+func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool) {
+	if o != nil {
+		r.setOwner(*o)
+	}
+	r.inv, r.pos, r.placed = int32(l.Inv), int32(l.Pos), true
+	if list {
+		c.listAppend(id, r)
+	} else {
+		c.Msgs = c.Msgs.Set(id, r)
+	}
 }
 
 // SetMsgOwner records the owner of message id, keeping where it lives; c
 // must be a private copy.
 func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
 	r, _ := c.Msgs.Get(id)
-	r.owner, r.kind, r.replayed, r.owned = o.Owner, o.Kind, o.Replayed, true
+	r.setOwner(o)
 	c.Msgs = c.Msgs.Set(id, r)
 }
 
@@ -93,6 +114,112 @@ func (c *Cold) DropMsgLoc(id string) {
 	default:
 		c.Msgs = c.Msgs.Delete(id)
 	}
+}
+
+// List is the AG-UI message list (docs/protocol.md §7): its order is
+// threaded through the message records (MsgRec.next) from head to tail, so
+// that a message in the list costs one string header more in its record and
+// nothing else. Appending and inserting after a message cost a map update or
+// two; Listed, ListNext and ListLen are O(log n) or O(1); iterating is one
+// map lookup per message. ListReset empties it in O(1): records listed before
+// belong to an older generation and read as not listed.
+type List struct {
+	head, tail string
+	n          int
+	gen        uint32
+}
+
+// Listed reports whether message id is in the list.
+func (c *Cold) Listed(id string) bool {
+	r, ok := c.Msgs.Get(id)
+	return ok && c.listed(r)
+}
+
+func (c *Cold) listed(r MsgRec) bool { return r.listed && r.gen == c.List.gen }
+
+// ListLen returns the number of messages in the list.
+func (c *Cold) ListLen() int { return c.List.n }
+
+// ListNext returns the id of the message after message id in the list, and
+// false when id is the last or not in the list.
+func (c *Cold) ListNext(id string) (string, bool) {
+	r, ok := c.Msgs.Get(id)
+	if !ok || !c.listed(r) || id == c.List.tail {
+		return "", false
+	}
+	return r.next, true
+}
+
+// ListAll iterates the ids of the list in order. It iterates c as it is
+// when called: c may be changed meanwhile.
+func (c *Cold) ListAll() iter.Seq[string] {
+	recs := c.ListRecs()
+	return func(yield func(string) bool) {
+		for id := range recs {
+			if !yield(id) {
+				return
+			}
+		}
+	}
+}
+
+// ListRecs iterates the ids of the list in order with their records, as
+// ListAll does.
+func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
+	msgs, l := c.Msgs, c.List
+	return func(yield func(string, MsgRec) bool) {
+		id := l.head
+		for i := 0; i < l.n; i++ {
+			r, _ := msgs.Get(id)
+			if !yield(id, r) {
+				return
+			}
+			id = r.next
+		}
+	}
+}
+
+// ListAppend puts message id at the end of the list; it must not be in it,
+// and c must be a private copy.
+func (c *Cold) ListAppend(id string) {
+	r, _ := c.Msgs.Get(id)
+	c.listAppend(id, r)
+}
+
+// listAppend stores r, the record of id, at the end of the list.
+func (c *Cold) listAppend(id string, r MsgRec) {
+	r.listed, r.gen, r.next = true, c.List.gen, ""
+	c.Msgs = c.Msgs.Set(id, r)
+	if c.List.n == 0 {
+		c.List.head = id
+	} else {
+		t, _ := c.Msgs.Get(c.List.tail)
+		t.next = id
+		c.Msgs = c.Msgs.Set(c.List.tail, t)
+	}
+	c.List.tail = id
+	c.List.n++
+}
+
+// ListInsertAfter puts message id right after message at, which must be in
+// the list (id must not be); c must be a private copy.
+func (c *Cold) ListInsertAfter(at, id string) {
+	if at == c.List.tail {
+		c.ListAppend(id)
+		return
+	}
+	a, _ := c.Msgs.Get(at)
+	r, _ := c.Msgs.Get(id)
+	r.listed, r.gen, r.next = true, c.List.gen, a.next
+	c.Msgs = c.Msgs.Set(id, r)
+	a.next = id
+	c.Msgs = c.Msgs.Set(at, a)
+	c.List.n++
+}
+
+// ListReset empties the list; c must be a private copy.
+func (c *Cold) ListReset() {
+	c.List = List{gen: c.List.gen + 1}
 }
 
 // Loc locates a message: the invocation node holding it (-1: the root) and
@@ -192,12 +319,12 @@ type Cold struct {
 	Runs  persist.Vector[Run]
 	Scope RunScope
 
-	// Messages: the AG-UI list in order, where each message lives, which
-	// message holds each tool call.
-	Order persist.Seq
+	// Messages: the AG-UI list (threaded through Msgs), where each message
+	// lives and who owns it, which message holds each tool call.
+	List List
 	// Msgs: message id → its owner (kept for the whole stream, G6) and
 	// where it lives while it is in the list. Read and write it with
-	// MsgOwner, MsgLoc, SetMsg, SetMsgOwner, SetMsgLoc and DropMsgLoc.
+	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner, SetMsgLoc and DropMsgLoc.
 	Msgs    persist.Map[MsgRec]
 	CallLoc persist.Map[CallLoc] // tool call id → where it is held
 	// ResultAfter: assistant message id → the last tool result inserted

@@ -13,9 +13,6 @@
 //     O(log₃₂ n) Get, Set and Delete.
 //   - [Text], append-only streamed text in one growing buffer: Append costs
 //     amortised O(new bytes), String is O(1) and does not allocate.
-//   - [Seq], an ordered sequence of unique string keys: Append amortised
-//     O(log₃₂ n) (a small tail in front of a treap), InsertAfter, Remove,
-//     Next, Index and At O(log n).
 //
 // The zero value of every collection is an empty collection ready to use.
 // Values are small structs meant to be passed and stored by value; copying one
@@ -26,9 +23,9 @@
 // A value, once returned, is never written again: every operation copies the
 // path it changes and shares the rest. Updating an older value, even twice,
 // yields results that never alias each other's memory in a way either can
-// observe. Three collections reuse unused spare capacity for speed: [Vector]
-// appends into the free slots of its 32-element tail, [Seq] into the free
-// slots of its tail of recent keys, and [Text] extends its buffer in place.
+// observe. Two collections reuse unused spare capacity for speed: [Vector]
+// appends into the free slots of its 32-element tail, and [Text] extends its
+// buffer in place.
 // In each case a slot or byte range is claimed with an atomic
 // compare-and-swap by exactly one successor value before it is written, and
 // no existing value can see memory beyond its own length, so the second
@@ -43,8 +40,7 @@
 // All methods of all types are safe to call concurrently from any number of
 // goroutines on the same or on different values, without locks and without
 // external synchronisation: values are immutable, and the only internal
-// writes (claiming spare tail or buffer capacity; a full [Seq] tail
-// remembering the tree it was last joined to) use atomic operations and
+// writes (claiming spare tail or buffer capacity) use atomic operations and
 // touch memory no published value can read. A value
 // handed to another goroutine must be published in the usual way (a channel
 // send, a mutex, an atomic.Pointer store); that is the only synchronisation
@@ -52,7 +48,7 @@
 //
 // # Hashing and iteration order
 //
-// [Map] and [Seq] hash keys with hash/maphash using one seed chosen at
+// [Map] hashes keys with hash/maphash using one seed chosen at
 // process start; hash values are never exposed. Iteration order of a Map is
 // unspecified and differs between processes, but is the same every time a
 // given Map value is iterated within one process.

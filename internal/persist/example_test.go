@@ -31,22 +31,3 @@ func ExampleText() {
 	fmt.Println(t.String(), t.Len())
 	// Output: Hello, world 12
 }
-
-func ExampleSeq() {
-	// A message list: the tool result goes right after the assistant
-	// message that holds the call.
-	var msgs persist.Seq
-	msgs = msgs.Append("user-1").Append("assistant-1").Append("user-2")
-	msgs = msgs.InsertAfter("assistant-1", "tool-1")
-	for id := range msgs.All() {
-		fmt.Println(id)
-	}
-	next, _ := msgs.Next("assistant-1")
-	fmt.Println("after assistant-1:", next)
-	// Output:
-	// user-1
-	// assistant-1
-	// tool-1
-	// user-2
-	// after assistant-1: tool-1
-}

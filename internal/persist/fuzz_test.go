@@ -2,69 +2,9 @@ package persist
 
 import (
 	"maps"
-	"slices"
 	"strconv"
 	"testing"
 )
-
-// FuzzSeq interprets the input as a program of Seq operations, run against
-// both the Seq and a slice model; every tenth version is kept and checked
-// again at the end, after the later updates.
-func FuzzSeq(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 1, 0, 2, 1, 0, 3, 1})
-	f.Add([]byte{0, 0, 1, 1, 1, 1, 1, 1, 2, 0, 0, 3, 0})
-	f.Add([]byte{0, 0, 0, 0, 2, 3, 2, 3, 1, 1, 1, 2})
-	f.Fuzz(func(t *testing.T, prog []byte) {
-		var s Seq
-		var model []string
-		type snap struct {
-			s Seq
-			m []string
-		}
-		var snaps []snap
-		fresh := 0
-		for pc := 0; pc+1 < len(prog); pc += 2 {
-			op, arg := prog[pc]%4, int(prog[pc+1])
-			switch {
-			case op == 0 || len(model) == 0:
-				fresh++
-				k := strconv.Itoa(fresh)
-				s, model = s.Append(k), append(slices.Clip(model), k)
-			case op == 1:
-				fresh++
-				k := strconv.Itoa(fresh)
-				j := arg % len(model)
-				s, model = s.InsertAfter(model[j], k), slices.Insert(slices.Clone(model), j+1, k)
-			case op == 2:
-				j := arg % len(model)
-				s, model = s.Remove(model[j]), slices.Delete(slices.Clone(model), j, j+1)
-			default: // revert to a snapshot, so later operations branch from it
-				if len(snaps) > 0 {
-					sn := snaps[arg%len(snaps)]
-					s, model = sn.s, sn.m
-				}
-			}
-			if pc%20 == 0 {
-				snaps = append(snaps, snap{s, model})
-			}
-		}
-		snaps = append(snaps, snap{s, model})
-		for i, sn := range snaps {
-			if got := sn.s.Slice(); !slices.Equal(got, sn.m) {
-				t.Fatalf("version %d: Slice() = %q, want %q", i, got, sn.m)
-			}
-			for j, k := range sn.m {
-				if idx, ok := sn.s.Index(k); !ok || idx != j {
-					t.Fatalf("version %d: Index(%q) = %d, %v, want %d", i, k, idx, ok, j)
-				}
-				next, ok := sn.s.Next(k)
-				if wantOK := j+1 < len(sn.m); ok != wantOK || ok && next != sn.m[j+1] {
-					t.Fatalf("version %d: Next(%q) = %q, %v", i, k, next, ok)
-				}
-			}
-		}
-	})
-}
 
 // FuzzMap interprets the input as a program of Map operations with a
 // deliberately weak hash (so collisions and deep paths are common), run
