@@ -617,8 +617,8 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		at := holder.ID
 		// Start from the last result put after this holder, when it is
 		// still there: the tool messages before it follow the holder
-		// already, and walking them again made n results under one
-		// message cost O(n²).
+		// already, and not walking them again keeps n results under one
+		// message O(n).
 		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
 			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
 				at = last

@@ -18,9 +18,10 @@ import (
 const excerptLen = 72
 
 // Bounds of the tree: it is for reading, and a hostile stream must not turn
-// a small input into a huge output (a chain of subagents 10,000 deep once
-// printed 150 MB, its indentation growing with each level). Whatever is cut
-// is counted on a line of its own; replay --json has everything.
+// a small input into a huge output (a deep chain of subagents indents each
+// level further, so its unbounded text grows with the square of its depth).
+// Whatever is cut is counted on a line of its own; replay --json has
+// everything.
 const (
 	// treeMaxDepth is how many levels of nested invocations are shown.
 	treeMaxDepth = 16

@@ -24,16 +24,16 @@ type OwnerRec struct {
 
 // MsgRec is what a state records about one message id: its owner, kept for
 // the whole stream (docs/protocol.md G6), where the message lives while it
-// is in the list, and the message after it in the list (the list is
-// threaded through the records, see List). All of it sits in one record, in
+// is in the list, and where it is in the list (see List). All of it sits in one record, in
 // one map, so that a new message costs one map insertion and no entry
 // elsewhere; the location is held in 32-bit integers to keep the record
 // small (a node never holds 2³¹ messages: each costs far more than a byte of
 // input).
 type MsgRec struct {
 	owner    string // the owner's id, when ownerSub (a subagent)
-	next     string // the next message in the list, when listed and not the last
+	after    string // the message inserted right after this one (see List), or ""
 	inv, pos int32
+	anchor   int32  // where in List.ids this message or the one it follows is
 	gen      uint32 // the List generation it was listed in
 	kind     Kind
 	ownerSub bool
@@ -71,8 +71,7 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 
 // PutMsg records where message id lives, its owner when o is not nil, and
 // puts it at the end of the list when list is set (it must not be in it):
-// one map insertion for all three, and one more for the link from the
-// message before it. r is id's record as it is in c.Msgs (the zero MsgRec
+// one map insertion for all three. r is id's record as it is in c.Msgs (the zero MsgRec
 // when there is none). c must be a private copy.
 func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool) {
 	if o != nil {
@@ -116,17 +115,20 @@ func (c *Cold) DropMsgLoc(id string) {
 	}
 }
 
-// List is the AG-UI message list (docs/protocol.md §7): its order is
-// threaded through the message records (MsgRec.next) from head to tail, so
-// that a message in the list costs one string header more in its record and
-// nothing else. Appending and inserting after a message cost a map update or
-// two; Listed, ListNext and ListLen are O(log n) or O(1); iterating is one
-// map lookup per message. ListReset empties it in O(1): records listed before
-// belong to an older generation and read as not listed.
+// List is the AG-UI message list (docs/protocol.md §7). The messages
+// appended to its end are a vector of ids, ids; a message inserted after
+// another (a tool result after the message holding its call) hangs off it:
+// the message it follows records it (MsgRec.after), and it records the
+// vector position of the message its chain starts from (MsgRec.anchor). So
+// appending costs a vector append and no map update besides the message's
+// own record, and inserting two record updates; Listed and ListNext are
+// O(log n), ListLen O(1), and iterating one map lookup per message.
+// ListReset empties the list in O(1): records listed before belong to an
+// older generation and read as not listed.
 type List struct {
-	head, tail string
-	n          int
-	gen        uint32
+	ids persist.Vector[string]
+	n   int
+	gen uint32
 }
 
 // Listed reports whether message id is in the list.
@@ -144,10 +146,15 @@ func (c *Cold) ListLen() int { return c.List.n }
 // false when id is the last or not in the list.
 func (c *Cold) ListNext(id string) (string, bool) {
 	r, ok := c.Msgs.Get(id)
-	if !ok || !c.listed(r) || id == c.List.tail {
+	switch {
+	case !ok || !c.listed(r):
 		return "", false
+	case r.after != "":
+		return r.after, true
+	case int(r.anchor)+1 < c.List.ids.Len():
+		return c.List.ids.At(int(r.anchor) + 1), true
 	}
-	return r.next, true
+	return "", false
 }
 
 // ListAll iterates the ids of the list in order. It iterates c as it is
@@ -166,15 +173,16 @@ func (c *Cold) ListAll() iter.Seq[string] {
 // ListRecs iterates the ids of the list in order with their records, as
 // ListAll does.
 func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
-	msgs, l := c.Msgs, c.List
+	msgs, ids := c.Msgs, c.List.ids
 	return func(yield func(string, MsgRec) bool) {
-		id := l.head
-		for i := 0; i < l.n; i++ {
-			r, _ := msgs.Get(id)
-			if !yield(id, r) {
-				return
+		for _, id := range ids.All() {
+			for id != "" {
+				r, _ := msgs.Get(id)
+				if !yield(id, r) {
+					return
+				}
+				id = r.after
 			}
-			id = r.next
 		}
 	}
 }
@@ -188,31 +196,24 @@ func (c *Cold) ListAppend(id string) {
 
 // listAppend stores r, the record of id, at the end of the list.
 func (c *Cold) listAppend(id string, r MsgRec) {
-	r.listed, r.gen, r.next = true, c.List.gen, ""
+	r.listed, r.gen, r.after, r.anchor = true, c.List.gen, "", int32(c.List.ids.Len())
 	c.Msgs = c.Msgs.Set(id, r)
-	if c.List.n == 0 {
-		c.List.head = id
-	} else {
-		t, _ := c.Msgs.Get(c.List.tail)
-		t.next = id
-		c.Msgs = c.Msgs.Set(c.List.tail, t)
-	}
-	c.List.tail = id
+	c.List.ids = c.List.ids.Append(id)
 	c.List.n++
 }
 
 // ListInsertAfter puts message id right after message at, which must be in
 // the list (id must not be); c must be a private copy.
 func (c *Cold) ListInsertAfter(at, id string) {
-	if at == c.List.tail {
-		c.ListAppend(id)
+	a, _ := c.Msgs.Get(at)
+	if a.after == "" && int(a.anchor) == c.List.ids.Len()-1 {
+		c.ListAppend(id) // at is the last message
 		return
 	}
-	a, _ := c.Msgs.Get(at)
 	r, _ := c.Msgs.Get(id)
-	r.listed, r.gen, r.next = true, c.List.gen, a.next
+	r.listed, r.gen, r.after, r.anchor = true, c.List.gen, a.after, a.anchor
 	c.Msgs = c.Msgs.Set(id, r)
-	a.next = id
+	a.after = id
 	c.Msgs = c.Msgs.Set(at, a)
 	c.List.n++
 }

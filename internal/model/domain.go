@@ -218,7 +218,7 @@ type InvInfo struct {
 	// nothing else (no name, no metadata) share: most of a subagent's
 	// messages cost no info of their own. Nil until the first one.
 	PlainMsg *MsgInfo
-	First       int // index of the event that first named it
+	First    int // index of the event that first named it
 }
 
 // Step is one step of an invocation.
