@@ -98,14 +98,6 @@ func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
 	c.Msgs = c.Msgs.Set(id, r)
 }
 
-// SetMsgLoc records where message id lives, keeping its owner; c must be a
-// private copy.
-func (c *Cold) SetMsgLoc(id string, l Loc) {
-	r, _ := c.Msgs.Get(id)
-	r.inv, r.pos, r.placed = int32(l.Inv), int32(l.Pos), true
-	c.Msgs = c.Msgs.Set(id, r)
-}
-
 // DropMsgLoc records that message id is no longer in the list, keeping its
 // owner; c must be a private copy.
 func (c *Cold) DropMsgLoc(id string) {
@@ -205,13 +197,6 @@ func (c *Cold) listAppend(id string, r MsgRec) {
 	c.Msgs = c.Msgs.Set(id, r)
 	c.List.ids = c.List.ids.Append(id)
 	c.List.n++
-}
-
-// ListInsertAfter puts message id right after message at, which must be in
-// the list (id must not be); c must be a private copy.
-func (c *Cold) ListInsertAfter(at, id string) {
-	r, _ := c.Msgs.Get(id)
-	c.listInsert(at, id, r)
 }
 
 // listInsert stores r, the record of id, right after message at in the
@@ -333,7 +318,7 @@ type Cold struct {
 	List List
 	// Msgs: message id → its owner (kept for the whole stream, G6) and
 	// where it lives while it is in the list. Read and write it with
-	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner, SetMsgLoc and DropMsgLoc.
+	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc.
 	Msgs    persist.Map[MsgRec]
 	CallLoc persist.Map[CallLoc] // tool call id → where it is held
 	// ResultAfter: assistant message id → the last tool result inserted

@@ -32,8 +32,8 @@ func TestList(t *testing.T) {
 				want = append(want, id)
 			case op == 1 && !slices.Contains(want, id) && len(want) > 0:
 				at := rapid.SampledFrom(want).Draw(t, fmt.Sprint("at", step))
-				c.SetMsgLoc(id, Loc{Inv: 0, Pos: step})
-				c.ListInsertAfter(at, id)
+				r, _ := c.Msgs.Get(id)
+				c.PutMsg(id, r, nil, Loc{Inv: 0, Pos: step}, true, at)
 				i := slices.Index(want, at)
 				want = slices.Insert(want, i+1, id)
 			case op == 2 && rapid.IntRange(0, 5).Draw(t, fmt.Sprint("reset", step)) == 0:
