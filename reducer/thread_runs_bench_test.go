@@ -1,0 +1,106 @@
+package reducer_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/agview/agview/internal/benchmeter"
+	"github.com/agview/agview/internal/benchwork"
+)
+
+// threadRuns are the run counts of the two thread-runs workloads the
+// benchmarks fold, each run of threadRunsPerRun messages. The stream grows
+// with runs² (32 runs: about 50 MB, 8 runs: 3 MB), so four times the runs
+// is sixteen times the input.
+var threadRuns = [2]int{8, 32}
+
+const threadRunsPerRun = 500
+
+// BenchmarkThreadRuns folds the thread-runs workload (many runs on one
+// thread, each RUN_STARTED carrying the whole history as its input, then
+// 500 short messages from a subagent) of 8 and 32 runs, decoding and
+// building through a Builder as agview verify does. Next to the per-event
+// figures it reports the cost per input byte, wall (ns/input-byte) and CPU
+// (cpu-ns/input-byte), and the bytes allocated per input byte
+// (alloc-B/input-byte): every RUN_STARTED repeats the history, so the input
+// grows with runs² while the events grow with runs, and per input byte is
+// the fair measure of the two sizes.
+func BenchmarkThreadRuns(b *testing.B) {
+	for _, runs := range threadRuns {
+		b.Run(fmt.Sprintf("runs-%dx%d", runs, threadRunsPerRun), func(b *testing.B) {
+			raw := benchwork.Lines(b, benchwork.ThreadRuns(b, runs, threadRunsPerRun))
+			in := float64(inputBytes(raw)) * float64(b.N)
+			var before, after runtime.MemStats
+			m := benchmeter.Start()
+			runtime.ReadMemStats(&before)
+			cpu0, cpuOK := benchmeter.CPUTime()
+			start := time.Now()
+			for range b.N {
+				buildLines(b, raw)
+			}
+			wall := time.Since(start)
+			cpu1, _ := benchmeter.CPUTime()
+			runtime.ReadMemStats(&after)
+			m.Report(b, len(raw))
+			b.ReportMetric(float64(wall.Nanoseconds())/in, "ns/input-byte")
+			if cpuOK {
+				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/in, "cpu-ns/input-byte")
+			}
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/in, "alloc-B/input-byte")
+			b.ReportMetric(float64(inputBytes(raw)), "input-bytes")
+		})
+	}
+}
+
+// BenchmarkThreadRunsScaling alternates, in each round, a pass over the
+// thread-runs workload of 8 runs and one over 32, and reports the median
+// over the rounds of the per-input-byte cost at 32 runs over that at 8, in
+// wall time (x-32runs) and in CPU time (x-32runs-cpu, steadier on a busy
+// machine): 1 when a run costs in proportion to its input, history
+// included; above 1 when a run's cost grows faster than the history it
+// repeats. Run with -benchtime 6x or more.
+func BenchmarkThreadRunsScaling(b *testing.B) {
+	small := benchwork.Lines(b, benchwork.ThreadRuns(b, threadRuns[0], threadRunsPerRun))
+	large := benchwork.Lines(b, benchwork.ThreadRuns(b, threadRuns[1], threadRunsPerRun))
+	perByte := func(raw [][]byte) (wall, cpu float64) {
+		runtime.GC()
+		cpu0, _ := benchmeter.CPUTime()
+		start := time.Now()
+		buildLines(b, raw)
+		d := time.Since(start)
+		cpu1, _ := benchmeter.CPUTime()
+		n := float64(inputBytes(raw))
+		return float64(d) / n, float64(cpu1-cpu0) / n
+	}
+	var xs, xc []float64
+	for i := 0; b.Loop(); i++ {
+		var sw, sc, lw, lc float64
+		if i%2 == 0 {
+			sw, sc = perByte(small)
+			lw, lc = perByte(large)
+		} else {
+			lw, lc = perByte(large)
+			sw, sc = perByte(small)
+		}
+		xs = append(xs, lw/sw)
+		if sc > 0 {
+			xc = append(xc, lc/sc)
+		}
+	}
+	b.ReportMetric(median(xs), "x-32runs")
+	if len(xc) > 0 {
+		b.ReportMetric(median(xc), "x-32runs-cpu")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// inputBytes is the size of the lines of a stream.
+func inputBytes(raw [][]byte) int {
+	n := 0
+	for _, l := range raw {
+		n += len(l)
+	}
+	return n
+}
