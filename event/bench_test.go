@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -39,33 +40,38 @@ var sink any
 func BenchmarkDecode(b *testing.B) {
 	for _, w := range workloads {
 		stream, _ := benchwork.Stream(b, w.profile, w.events, w.extra...)
-		lines := benchwork.Lines(b, stream)
-		size := 0
-		for _, l := range lines {
-			size += len(l) + 1
-		}
-		var floor float64
-		b.Run(w.profile+"/floor", func(b *testing.B) {
-			floor = measure(b, lines, size, func(l []byte) error {
-				var env envelope
-				if err := json.Unmarshal(l, &env); err != nil {
-					return err
-				}
-				sink = json.RawMessage(bytes.Clone(l))
-				return nil
-			})
-		})
-		b.Run(w.profile+"/decode", func(b *testing.B) {
-			ns := measure(b, lines, size, func(l []byte) error {
-				e, err := Decode(l)
-				sink = e
-				return err
-			})
-			if floor > 0 {
-				b.ReportMetric(ns/floor, "x-floor")
-			}
-		})
+		decodeAgainstFloor(b, w.profile, benchwork.Lines(b, stream))
 	}
+}
+
+// decodeAgainstFloor runs the floor and decode benchmarks of BenchmarkDecode
+// on lines, named name/floor and name/decode.
+func decodeAgainstFloor(b *testing.B, name string, lines [][]byte) {
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	var floor float64
+	b.Run(name+"/floor", func(b *testing.B) {
+		floor = measure(b, lines, size, func(l []byte) error {
+			var env envelope
+			if err := json.Unmarshal(l, &env); err != nil {
+				return err
+			}
+			sink = json.RawMessage(bytes.Clone(l))
+			return nil
+		})
+	})
+	b.Run(name+"/decode", func(b *testing.B) {
+		ns := measure(b, lines, size, func(l []byte) error {
+			e, err := Decode(l)
+			sink = e
+			return err
+		})
+		if floor > 0 {
+			b.ReportMetric(ns/floor, "x-floor")
+		}
+	})
 }
 
 // measure decodes every line b.N times and reports per-event figures; it
@@ -90,4 +96,15 @@ func measure(b *testing.B, lines [][]byte, size int, decode func([]byte) error) 
 	b.ReportMetric(ns, "ns/event")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/events, "allocs/event")
 	return ns
+}
+
+// BenchmarkDecodeThread decodes the thread workload (many short messages,
+// see benchwork.Thread) of 10k and 160k messages with Decode and with the
+// envelope floor, reporting the figures BenchmarkDecode reports. Nearly
+// every event of a thread is a lifecycle event (a message's start and end,
+// a tool call's start, end and result), not a streamed delta.
+func BenchmarkDecodeThread(b *testing.B) {
+	for _, n := range []int{10_000, 160_000} {
+		decodeAgainstFloor(b, "messages-"+strconv.Itoa(n), benchwork.Lines(b, benchwork.Thread(b, n)))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agview/agview/internal/jsonstr"
+	"github.com/agview/agview/internal/wire"
 )
 
 // Decode decodes one event from its wire JSON (one JSON object).
@@ -52,11 +53,14 @@ import (
 // with rule R14.
 //
 // The returned event owns its memory: data may be reused once Decode returns.
-// TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT and
-// STATE_DELTA in their common shapes take a hand-written fast path (two
-// allocations per event, three for STATE_DELTA); everything else, and
-// anything unusual in those, goes through encoding/json. Both give the same
-// result.
+// The flat events (every type but MESSAGES_SNAPSHOT and the deprecated
+// THINKING_* ones) in their common shapes take a hand-written fast path: two
+// allocations per event (three with a raw value such as a patch, a snapshot
+// or a tool result's content). Everything else, and anything unusual in
+// those (a member the schema does not know, rawEvent or metadata, a null, a
+// surrogate escape, a role outside its enum, a run's outcome or usage…),
+// goes through encoding/json. Both give the same result, warnings and errors
+// included.
 func Decode(data []byte) (Event, error) {
 	if len(data) == 0 {
 		return nil, ErrEmpty
@@ -186,7 +190,7 @@ func (d *decoding) split(shape string) (map[string]json.RawMessage, *DecodeError
 			Reason: "invalid JSON: " + strings.TrimPrefix(se.Error(), "json: "), Err: err}
 	}
 	if err != nil || m == nil { // not an object, or the literal null
-		i := skipWS(d.data, 0)
+		i := wire.SkipWS(d.data, 0)
 		got := "nothing"
 		if i < len(d.data) {
 			got = kindOf(d.data[i:]).String()

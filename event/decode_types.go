@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/agview/agview/internal/wire"
 )
 
 // Roles TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK accept (docs/protocol.md §3.2).
@@ -330,24 +332,11 @@ func (o *object) pointer(name string) bool {
 	if !ok {
 		return false
 	}
-	if reason := badPointer(s); reason != "" {
+	if reason := wire.BadPointer(s); reason != "" {
 		o.d.fail(o.at(name), RuleSchema, fmt.Sprintf("%q is not a JSON pointer: %s", s, reason))
 		return false
 	}
 	return true
-}
-
-// badPointer says why s is not an RFC 6901 JSON pointer, or returns "".
-func badPointer[T string | []byte](s T) string {
-	if len(s) > 0 && s[0] != '/' {
-		return `a JSON pointer is "" or starts with "/"`
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '~' && (i+1 == len(s) || s[i+1] != '0' && s[i+1] != '1') {
-			return `"~" must be followed by "0" or "1"`
-		}
-	}
-	return ""
 }
 
 // decodeRunOutcome reads RUN_FINISHED.outcome. An outcome whose type is not

@@ -41,9 +41,9 @@
 // DecodeProto decodes one ag_ui.Event message of AG-UI's protobuf encoding
 // (application/vnd.ag-ui.event+proto) into the same event types, with the
 // same checks, errors and warnings as the event's JSON: it transcodes the
-// message to JSON and decodes that (the common all-string events take a fast
-// path that gives the same result), and names the field's JSON pointer and
-// byte offset in the message when it refuses one. AppendProto and
+// message to JSON and decodes that (the common events made of strings take a
+// fast path that gives the same result), and names the field's JSON pointer
+// and byte offset in the message when it refuses one. AppendProto and
 // AppendProtoFrame encode, byte for byte as the reference encoder
 // (@ag-ui/encoder@1.0.0) does; AppendProtoJSON and ProtoJSON convert an
 // event's JSON to protobuf and back without checking it, for tools that must

@@ -2,414 +2,404 @@ package event
 
 import (
 	"bytes"
-	"unicode/utf8"
-	"unsafe"
+	"encoding/json"
 
 	"github.com/agview/agview/internal/wire"
 )
 
-// The fast path decodes the events that dominate real streams,
-// TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS and REASONING_MESSAGE_CONTENT (and
-// STATE_DELTA, which dominates state-heavy ones), in one hand-written pass
-// and two or three allocations: the event, one string holding all its string
-// fields, and the copied delta of a STATE_DELTA. It accepts the common shapes
-// only: the input starts with {"type":"<TYPE>", member names carry no escapes
-// and occur once, the string values are valid UTF-8 and need no
-// surrogate-pair escapes, a timestamp is a plain integer, and rawEvent and
-// metadata are absent. Anything else returns ok == false and Decode takes the
-// reference path, which gives every error. FuzzFastPath checks that both
-// paths agree on every input.
+// The fast path decodes the flat events, which are nearly all of a real
+// stream (the streamed deltas TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS and
+// REASONING_MESSAGE_CONTENT, and the starts, ends and results of messages,
+// tool calls, steps, reasoning, subagents and runs), in one pass of
+// internal/wire's scanner (wire.ScanFlat, given the type's wire.Spec) and
+// two allocations: the event with the targets of its pointers, and one
+// string holding all its strings; a raw JSON value (a patch, a snapshot, a
+// tool result's content) is one more. It accepts the common shapes only: the
+// input starts with {"type":"<TYPE>", member names carry no escapes and
+// occur once, the string values are valid UTF-8 and need no surrogate
+// escapes, a timestamp is a plain integer, nothing is null (but where null
+// is a value), and rawEvent, metadata and members the schema does not know
+// (which the reference path warns about, G20) are absent. Anything else
+// returns ok == false and Decode takes the reference path, which gives every
+// error and every warning. FuzzFastPath checks that both paths agree on
+// every input.
 
-// fastSpec describes the members of a fast-path type besides type,
-// subagentRunId and timestamp.
-type fastSpec struct {
-	typ Type
-	id  string // name of the required string id member
-	raw bool   // delta is a raw JSON array (STATE_DELTA), not a string
+// fastType is a type the fast path decodes: the members the scanner reads,
+// and how to build the event from them.
+type fastType struct {
+	spec *wire.Spec
+	// build builds the event from what the scanner found in data and the
+	// decoded strings (s[k] is member k's). It reports false for values the
+	// reference path refuses or warns about (an enum's other values).
+	build func(data []byte, f wire.Flat, s strs) (Event, bool)
 }
 
-var fastSpecs = [...]fastSpec{
-	{typ: TypeTextMessageContent, id: "messageId"},
-	{typ: TypeToolCallArgs, id: "toolCallId"},
-	{typ: TypeReasoningMessageContent, id: "messageId"},
-	{typ: TypeStateDelta, raw: true},
+// strs are the decoded string members of a flat event, by member index.
+type strs = [wire.MaxMembers]string
+
+// Members of the fast specs. In every attributable type's Spec the tag,
+// subagentRunId, is member 0 (wire.DeltaTag for the deltas).
+func tagMember() wire.Member { return wire.Member{Name: "subagentRunId", Kind: wire.String} }
+func requiredString(name string) wire.Member {
+	return wire.Member{Name: name, Kind: wire.String, Required: true}
+}
+func optionalString(name string) wire.Member { return wire.Member{Name: name, Kind: wire.String} }
+func rawMember(name string, k wire.Kind, required bool) wire.Member {
+	return wire.Member{Name: name, Kind: k, Required: required}
 }
 
-// fastBits marks the members the fast path has seen.
-const (
-	seenType = 1 << iota
-	seenID
-	seenDelta
-	seenTag
-	seenTimestamp
-)
-
-// span is a JSON string literal's content: data[lo:hi], between the quotes.
-type span struct {
-	lo, hi  int
-	escaped bool
+// fastSpec returns the Spec of type t with the given members.
+func fastSpec(t Type, members ...wire.Member) *wire.Spec {
+	return &wire.Spec{Type: string(t), Members: members}
 }
 
-// flat is what the fast scanner found: the id (messageId or toolCallId), the
-// delta (a string, or the raw array patch of a STATE_DELTA), the tag and the
-// timestamp.
-type flat struct {
-	id, delta, tag span
-	patch          span // raw value bounds, data[lo:hi]
-	ts             int64
-	seen           uint8
-}
+// fastTypes are the types the fast path decodes, by wire type.
+var fastTypes = map[string]fastType{
+	// The streamed deltas, whose specs package reducer reads in place too.
+	string(TypeTextMessageContent): {wire.DeltaSpec(TypeTextMessageContent),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[TextMessageContent, struct{}]{}
+			b.e.MessageID, b.e.Delta = s[wire.DeltaID], s[wire.DeltaText]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeToolCallArgs): {wire.DeltaSpec(TypeToolCallArgs),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ToolCallArgs, struct{}]{}
+			b.e.ToolCallID, b.e.Delta = s[wire.DeltaID], s[wire.DeltaText]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeReasoningMessageContent): {wire.DeltaSpec(TypeReasoningMessageContent),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ReasoningMessageContent, struct{}]{}
+			b.e.MessageID, b.e.Delta = s[wire.DeltaID], s[wire.DeltaText]
+			return attributed(b, &f, &s), true
+		}},
 
-// fastSpecOf returns the spec of the fast-path type the input starts with.
-func fastSpecOf(data []byte) *fastSpec {
-	const prefix = `{"type":"`
-	if len(data) < len(prefix) || string(data[:len(prefix)]) != prefix {
-		return nil
-	}
-	rest := data[len(prefix):]
-	for i := range fastSpecs {
-		t := fastSpecs[i].typ
-		if len(rest) > len(t) && string(rest[:len(t)]) == string(t) && rest[len(t)] == '"' {
-			return &fastSpecs[i]
-		}
-	}
-	return nil
+	string(TypeTextMessageStart): {fastSpec(TypeTextMessageStart, tagMember(), requiredString("messageId"), optionalString("role"), optionalString("name")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[TextMessageStart, struct {
+				role Role
+				name string
+			}]{}
+			b.e.MessageID = s[1]
+			if f.Present(2) {
+				var ok bool
+				if b.e.Role, ok = textRole(s[2], &b.x.role); !ok {
+					return nil, false
+				}
+			}
+			b.e.Name = optional(&f, &s, 3, &b.x.name)
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeTextMessageEnd): {fastSpec(TypeTextMessageEnd, tagMember(), requiredString("messageId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[TextMessageEnd, struct{}]{}
+			b.e.MessageID = s[1]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeTextMessageChunk): {fastSpec(TypeTextMessageChunk, tagMember(), optionalString("messageId"), optionalString("role"), optionalString("delta"), optionalString("name")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[TextMessageChunk, struct {
+				role            Role
+				id, delta, name string
+			}]{}
+			b.e.MessageID = optional(&f, &s, 1, &b.x.id)
+			if f.Present(2) {
+				var ok bool
+				if b.e.Role, ok = textRole(s[2], &b.x.role); !ok {
+					return nil, false
+				}
+			}
+			b.e.Delta = optional(&f, &s, 3, &b.x.delta)
+			b.e.Name = optional(&f, &s, 4, &b.x.name)
+			return attributed(b, &f, &s), true
+		}},
+
+	string(TypeToolCallStart): {fastSpec(TypeToolCallStart, tagMember(), requiredString("toolCallId"), requiredString("toolCallName"), optionalString("parentMessageId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ToolCallStart, string]{}
+			b.e.ToolCallID, b.e.ToolCallName = s[1], s[2]
+			b.e.ParentMessageID = optional(&f, &s, 3, &b.x)
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeToolCallEnd): {fastSpec(TypeToolCallEnd, tagMember(), requiredString("toolCallId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ToolCallEnd, struct{}]{}
+			b.e.ToolCallID = s[1]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeToolCallChunk): {fastSpec(TypeToolCallChunk, tagMember(), optionalString("toolCallId"), optionalString("toolCallName"), optionalString("parentMessageId"), optionalString("delta")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ToolCallChunk, [4]string]{}
+			b.e.ToolCallID = optional(&f, &s, 1, &b.x[0])
+			b.e.ToolCallName = optional(&f, &s, 2, &b.x[1])
+			b.e.ParentMessageID = optional(&f, &s, 3, &b.x[2])
+			b.e.Delta = optional(&f, &s, 4, &b.x[3])
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeToolCallResult): {fastSpec(TypeToolCallResult, tagMember(), requiredString("messageId"), requiredString("toolCallId"), rawMember("content", wire.Literal, true), optionalString("role")),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ToolCallResult, Role]{}
+			b.e.MessageID, b.e.ToolCallID = s[1], s[2]
+			if f.Present(4) {
+				if Role(s[4]) != RoleTool {
+					return nil, false
+				}
+				b.x = RoleTool
+				b.e.Role = &b.x
+			}
+			b.e.Content = rawValue(data, &f, 3)
+			return attributed(b, &f, &s), true
+		}},
+
+	string(TypeStepStarted): {fastSpec(TypeStepStarted, tagMember(), requiredString("stepName")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[StepStarted, struct{}]{}
+			b.e.StepName = s[1]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeStepFinished): {fastSpec(TypeStepFinished, tagMember(), requiredString("stepName")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[StepFinished, struct{}]{}
+			b.e.StepName = s[1]
+			return attributed(b, &f, &s), true
+		}},
+
+	string(TypeReasoningStart): {fastSpec(TypeReasoningStart, tagMember(), requiredString("messageId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ReasoningStart, struct{}]{}
+			b.e.MessageID = s[1]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeReasoningMessageStart): {fastSpec(TypeReasoningMessageStart, tagMember(), requiredString("messageId"), requiredString("role")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			if Role(s[2]) != RoleReasoning {
+				return nil, false
+			}
+			b := &box[ReasoningMessageStart, struct{}]{}
+			b.e.MessageID, b.e.Role = s[1], RoleReasoning
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeReasoningMessageEnd): {fastSpec(TypeReasoningMessageEnd, tagMember(), requiredString("messageId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ReasoningMessageEnd, struct{}]{}
+			b.e.MessageID = s[1]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeReasoningMessageChunk): {fastSpec(TypeReasoningMessageChunk, tagMember(), optionalString("messageId"), optionalString("delta")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ReasoningMessageChunk, [2]string]{}
+			b.e.MessageID = optional(&f, &s, 1, &b.x[0])
+			b.e.Delta = optional(&f, &s, 2, &b.x[1])
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeReasoningEnd): {fastSpec(TypeReasoningEnd, tagMember(), requiredString("messageId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ReasoningEnd, struct{}]{}
+			b.e.MessageID = s[1]
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeReasoningEncryptedValue): {fastSpec(TypeReasoningEncryptedValue, tagMember(), requiredString("subtype"), requiredString("entityId"), requiredString("encryptedValue")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			if s[1] != EncryptedToolCall && s[1] != EncryptedMessage {
+				return nil, false
+			}
+			b := &box[ReasoningEncryptedValue, struct{}]{}
+			b.e.Subtype, b.e.EntityID, b.e.EncryptedValue = s[1], s[2], s[3]
+			return attributed(b, &f, &s), true
+		}},
+
+	string(TypeStateSnapshot): {fastSpec(TypeStateSnapshot, tagMember(), rawMember("snapshot", wire.Any, true)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[StateSnapshot, struct{}]{}
+			b.e.Snapshot = rawValue(data, &f, 1)
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeStateDelta): {fastSpec(TypeStateDelta, tagMember(), rawMember("delta", wire.Patch, true)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[StateDelta, struct{}]{}
+			b.e.Delta = rawValue(data, &f, 1)
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeActivitySnapshot): {fastSpec(TypeActivitySnapshot, tagMember(), requiredString("messageId"), requiredString("activityType"), rawMember("content", wire.Object, true), rawMember("replace", wire.Bool, false)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ActivitySnapshot, bool]{}
+			b.e.MessageID, b.e.ActivityType = s[1], s[2]
+			b.e.Content = rawValue(data, &f, 3)
+			if f.Present(4) {
+				b.x = f.Bytes(data, 4)[0] == 't'
+				b.e.Replace = &b.x
+			}
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeActivityDelta): {fastSpec(TypeActivityDelta, tagMember(), requiredString("messageId"), requiredString("activityType"), rawMember("patch", wire.Patch, true)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[ActivityDelta, struct{}]{}
+			b.e.MessageID, b.e.ActivityType = s[1], s[2]
+			b.e.Patch = rawValue(data, &f, 3)
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeRaw): {fastSpec(TypeRaw, tagMember(), rawMember("event", wire.Any, true), optionalString("source")),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[Raw, string]{}
+			b.e.Event = rawValue(data, &f, 1)
+			b.e.Source = optional(&f, &s, 2, &b.x)
+			return attributed(b, &f, &s), true
+		}},
+	string(TypeCustom): {fastSpec(TypeCustom, tagMember(), requiredString("name"), rawMember("value", wire.Any, true)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[Custom, struct{}]{}
+			b.e.Name = s[1]
+			b.e.Value = rawValue(data, &f, 2)
+			return attributed(b, &f, &s), true
+		}},
+
+	// The lifecycle types: subagentRunId is the required identity.
+	string(TypeSubagentStarted): {fastSpec(TypeSubagentStarted, requiredString("subagentRunId"), requiredString("name"), optionalString("description"), optionalString("parentSubagentRunId"), optionalString("parentToolCallId"), optionalString("parentMessageId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[SubagentStarted, [4]string]{}
+			b.e.ID, b.e.Name = s[0], s[1]
+			b.e.Description = optional(&f, &s, 2, &b.x[0])
+			b.e.ParentSubagentRunID = optional(&f, &s, 3, &b.x[1])
+			b.e.ParentToolCallID = optional(&f, &s, 4, &b.x[2])
+			b.e.ParentMessageID = optional(&f, &s, 5, &b.x[3])
+			return stamped(b, f.Timed, f.Timestamp), true
+		}},
+	string(TypeSubagentFinished): {fastSpec(TypeSubagentFinished, requiredString("subagentRunId"), rawMember("result", wire.NotNull, false)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[SubagentFinished, struct{}]{}
+			b.e.ID = s[0]
+			b.e.Result = rawValue(data, &f, 1)
+			return stamped(b, f.Timed, f.Timestamp), true
+		}},
+	string(TypeSubagentError): {fastSpec(TypeSubagentError, requiredString("subagentRunId"), requiredString("message"), optionalString("code")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[SubagentError, string]{}
+			b.e.ID, b.e.Message = s[0], s[1]
+			b.e.Code = optional(&f, &s, 2, &b.x)
+			return stamped(b, f.Timed, f.Timestamp), true
+		}},
+
+	// The run types carry no tag: the reference path drops one with a
+	// warning (G3).
+	string(TypeRunStarted): {fastSpec(TypeRunStarted, requiredString("threadId"), requiredString("runId"), optionalString("protocolVersion"), optionalString("parentRunId")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[RunStarted, [2]string]{}
+			b.e.ThreadID, b.e.RunID = s[0], s[1]
+			b.e.ProtocolVersion = optional(&f, &s, 2, &b.x[0])
+			b.e.ParentRunID = optional(&f, &s, 3, &b.x[1])
+			return stamped(b, f.Timed, f.Timestamp), true
+		}},
+	string(TypeRunFinished): {fastSpec(TypeRunFinished, requiredString("threadId"), requiredString("runId"), rawMember("result", wire.NotNull, false)),
+		func(data []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[RunFinished, struct{}]{}
+			b.e.ThreadID, b.e.RunID = s[0], s[1]
+			b.e.Result = rawValue(data, &f, 2)
+			return stamped(b, f.Timed, f.Timestamp), true
+		}},
+	string(TypeRunError): {fastSpec(TypeRunError, requiredString("message"), optionalString("code")),
+		func(_ []byte, f wire.Flat, s strs) (Event, bool) {
+			b := &box[RunError, string]{}
+			b.e.Message = s[0]
+			b.e.Code = optional(&f, &s, 1, &b.x)
+			return stamped(b, f.Timed, f.Timestamp), true
+		}},
 }
 
 // decodeFast decodes data on the fast path if it can.
 func decodeFast(data []byte) (Event, bool) {
-	spec := fastSpecOf(data)
-	if spec == nil {
-		return nil, false
-	}
-	f, ok := scanFlat(data, spec)
+	ft, ok := fastTypes[string(wire.TypePrefix(data))]
 	if !ok {
 		return nil, false
 	}
-	strs, ok := joinSpans(data, &f)
+	f, ok := wire.ScanFlat(data, ft.spec)
 	if !ok {
 		return nil, false
 	}
-	id, delta, tag := strs[0], strs[1], strs[2]
-	switch spec.typ {
-	case TypeTextMessageContent:
-		return boxed(TextMessageContent{MessageID: id, Delta: delta}, &f, tag), true
-	case TypeToolCallArgs:
-		return boxed(ToolCallArgs{ToolCallID: id, Delta: delta}, &f, tag), true
-	case TypeReasoningMessageContent:
-		return boxed(ReasoningMessageContent{MessageID: id, Delta: delta}, &f, tag), true
-	default: // STATE_DELTA, whose id and delta string spans are empty
-		return boxed(StateDelta{Delta: bytes.Clone(data[f.patch.lo:f.patch.hi])}, &f, tag), true
+	s, ok := f.Strings(data)
+	if !ok {
+		return nil, false
 	}
+	return ft.build(data, f, s)
 }
 
-// fastBox holds an event with the targets of its tag and timestamp
-// pointers, so that the three take one allocation.
-type fastBox[T any] struct {
+// box holds an event with the targets of its pointers, so that they take
+// one allocation with it: the tag, the timestamp and x, what the type needs
+// besides (its optional strings, a role, a boolean).
+type box[T, X any] struct {
 	e   T
 	tag string
 	ts  int64
+	x   X
 }
 
-// boxed returns e in a fastBox, its tag and timestamp set from f.
-func boxed[T any, P interface {
+// attributable is a pointer to an attributable event type.
+type attributable[T any] interface {
 	*T
 	Event
 	attribution() *Attribution
-}](e T, f *flat, tag string) Event {
-	b := &fastBox[T]{e: e, tag: tag, ts: f.ts}
+}
+
+// attributed returns b's event with its timestamp and its tag (member 0)
+// set from f and s.
+func attributed[T, X any, P attributable[T]](b *box[T, X], f *wire.Flat, s *strs) Event {
+	return attribute[T, X, P](b, f.Present(0), s[0], f.Timed, f.Timestamp)
+}
+
+// attribute returns b's event with its tag and timestamp set when given.
+func attribute[T, X any, P attributable[T]](b *box[T, X], tagged bool, tag string, timed bool, ts int64) Event {
 	p := P(&b.e)
-	if f.seen&seenTag != 0 {
+	if tagged {
+		b.tag = tag
 		p.attribution().Subagent = &b.tag
 	}
-	if f.seen&seenTimestamp != 0 {
+	if timed {
+		b.ts = ts
 		p.Common().Timestamp = &b.ts
 	}
 	return p
 }
 
-// scanFlat scans an event object of spec's type whose members are type, the
-// id, delta, subagentRunId and timestamp.
-func scanFlat(data []byte, spec *fastSpec) (f flat, ok bool) {
-	i := skipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return f, false
+// stamped returns b's event, of a type that carries no tag, with its
+// timestamp set when given.
+func stamped[T, X any, P interface {
+	*T
+	Event
+}](b *box[T, X], timed bool, ts int64) Event {
+	p := P(&b.e)
+	if timed {
+		b.ts = ts
+		p.Common().Timestamp = &b.ts
 	}
-	i = skipWS(data, i+1)
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return f, false
-		}
-		ks, ok := scanString(data, i)
-		if !ok || ks.escaped {
-			return f, false
-		}
-		key := data[i+1 : ks.end-1]
-		i = skipWS(data, ks.end)
-		if i >= len(data) || data[i] != ':' {
-			return f, false
-		}
-		i = skipWS(data, i+1)
-		if i >= len(data) {
-			return f, false
-		}
-		var bit uint8
-		switch {
-		case string(key) == "type":
-			bit = seenType
-			s, ok := scanStr(data, i)
-			if !ok || s.escaped || string(data[s.lo:s.hi]) != string(spec.typ) {
-				return f, false
-			}
-			i = s.hi + 1
-		case spec.id != "" && string(key) == spec.id:
-			bit = seenID
-			if i, ok = strInto(data, i, &f.id); !ok {
-				return f, false
-			}
-		case string(key) == "delta" && spec.raw:
-			bit = seenDelta
-			if data[i] != '[' {
-				return f, false
-			}
-			end, ok := scanPatch(data, i)
-			if !ok {
-				return f, false // not JSON, or not a patch this pass vouches for
-			}
-			f.patch, i = span{lo: i, hi: end}, end
-		case string(key) == "delta":
-			bit = seenDelta
-			if i, ok = strInto(data, i, &f.delta); !ok {
-				return f, false
-			}
-		case string(key) == "subagentRunId":
-			bit = seenTag
-			if i, ok = strInto(data, i, &f.tag); !ok {
-				return f, false
-			}
-		case string(key) == "timestamp":
-			bit = seenTimestamp
-			end, plain, ok := scanNumber(data, i)
-			if !ok || !plain || end-i > 17 {
-				return f, false
-			}
-			n, ok := plainInt(data[i:end])
-			if !ok {
-				return f, false
-			}
-			f.ts, i = n, end
-		default:
-			// rawEvent, metadata, and unknown members, which the reference
-			// path reports (G20).
-			return f, false
-		}
-		if f.seen&bit != 0 {
-			return f, false // a duplicate: the reference path decides which wins
-		}
-		f.seen |= bit
-		i = skipWS(data, i)
-		if i >= len(data) {
-			return f, false
-		}
-		if data[i] == '}' {
-			break
-		}
-		if data[i] != ',' {
-			return f, false
-		}
-		i = skipWS(data, i+1)
-	}
-	if skipWS(data, i+1) != len(data) {
-		return f, false
-	}
-	required := uint8(seenType | seenDelta)
-	if spec.id != "" {
-		required |= seenID
-	}
-	return f, f.seen&required == required
+	return p
 }
 
-// scanStr scans the string value at data[i].
-func scanStr(data []byte, i int) (span, bool) {
-	if data[i] != '"' {
-		return span{}, false
+// optional returns a pointer to member k's string, stored at to, or nil
+// when the member is absent.
+func optional(f *wire.Flat, s *strs, k int, to *string) *string {
+	if !f.Present(k) {
+		return nil
 	}
-	s, ok := scanString(data, i)
-	if !ok || (s.wide && !utf8.Valid(data[i+1:s.end-1])) {
-		return span{}, false // invalid UTF-8 is replaced by encoding/json: leave it to it
-	}
-	return span{lo: i + 1, hi: s.end - 1, escaped: s.escaped}, true
+	*to = s[k]
+	return to
 }
 
-// strInto scans the string value at data[i] into sp; it returns the index
-// past the value.
-func strInto(data []byte, i int, sp *span) (int, bool) {
-	s, ok := scanStr(data, i)
-	*sp = s
-	return s.hi + 1, ok
+// rawValue returns a copy of member k's raw value, or nil when it is
+// absent.
+func rawValue(data []byte, f *wire.Flat, k int) json.RawMessage {
+	if !f.Present(k) {
+		return nil
+	}
+	return bytes.Clone(f.Bytes(data, k))
 }
 
-// plainInt parses -?[0-9]{1,16} and checks the safe-integer range.
-func plainInt(b []byte) (int64, bool) {
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
+// textRole stores r at to and returns to when r is a role
+// TEXT_MESSAGE_START and TEXT_MESSAGE_CHUNK accept; ok is false otherwise.
+func textRole(r string, to *Role) (_ *Role, ok bool) {
+	switch Role(r) {
+	case RoleDeveloper, RoleSystem, RoleAssistant, RoleUser:
+		*to = Role(r)
+		return to, true
 	}
-	var n int64
-	for _, c := range b {
-		n = n*10 + int64(c-'0')
-	}
-	if n > maxSafeInt {
-		return 0, false
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
-// joinSpans decodes the id, delta and tag spans into one string and returns
-// the three parts. ok is false for an escape the fast path leaves to
-// encoding/json (a surrogate).
-func joinSpans(data []byte, f *flat) (out [3]string, ok bool) {
-	spans := [3]*span{&f.id, &f.delta, &f.tag}
-	total := 0
-	for _, sp := range spans {
-		total += sp.hi - sp.lo
-	}
-	if total == 0 {
-		return out, true
-	}
-	b := make([]byte, 0, total)
-	var ends [3]int
-	for k, sp := range spans {
-		if !sp.escaped {
-			b = append(b, data[sp.lo:sp.hi]...)
-		} else if b, ok = wire.AppendUnescaped(b, data[sp.lo:sp.hi]); !ok {
-			return out, false
-		}
-		ends[k] = len(b)
-	}
-	// b is never written again: the string may share it.
-	s := unsafe.String(unsafe.SliceData(b), len(b))
-	out[0], out[1], out[2] = s[:ends[0]], s[ends[0]:ends[1]], s[ends[1]:ends[2]]
-	return out, true
-}
-
-func init() { wire.ScanDelta = scanDelta }
-
-// scanDelta reads a TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS or
-// REASONING_MESSAGE_CONTENT in place, in the shapes the fast path decodes,
-// with an id and tag free of escapes (see internal/wire).
-func scanDelta(data []byte) (wire.Delta, bool) {
-	spec := fastSpecOf(data)
-	if spec == nil || spec.raw {
-		return wire.Delta{}, false
-	}
-	f, ok := scanFlat(data, spec)
-	if !ok || f.id.escaped || f.tag.escaped {
-		return wire.Delta{}, false
-	}
-	return wire.Delta{
-		Type:    string(spec.typ),
-		ID:      data[f.id.lo:f.id.hi],
-		Tag:     data[f.tag.lo:f.tag.hi],
-		Tagged:  f.seen&seenTag != 0,
-		Text:    data[f.delta.lo:f.delta.hi],
-		Escaped: f.delta.escaped,
-	}, true
-}
-
-// scanPatch scans the JSON Patch array at data[i] == '[' and returns the
-// index just past it, when it is valid JSON and passes the checks of
-// patchOps: every operation an object, and one whose op is one of the six
-// with the path, from and value it needs, path and from JSON pointers. It
-// reports false for anything it does not read in place (escaped member
-// names, op, path or from), leaving the reference path to decide.
-func scanPatch(data []byte, i int) (int, bool) {
-	i = skipWS(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(data) || data[i] != '{' {
-			return 0, false
-		}
-		var op, path, from []byte
-		value := false
-		i = skipWS(data, i+1)
-		if i < len(data) && data[i] != '}' {
-			for {
-				if i >= len(data) || data[i] != '"' {
-					return 0, false
-				}
-				ks, ok := scanString(data, i)
-				if !ok || ks.escaped {
-					return 0, false
-				}
-				key := data[i+1 : ks.end-1]
-				i = skipWS(data, ks.end)
-				if i >= len(data) || data[i] != ':' {
-					return 0, false
-				}
-				i = skipWS(data, i+1)
-				end, ok := skipValue(data, i, 2)
-				if !ok {
-					return 0, false
-				}
-				switch string(key) {
-				case "op":
-					op = data[i:end]
-				case "path":
-					path = data[i:end]
-				case "from":
-					from = data[i:end]
-				case "value":
-					value = true
-				}
-				i = skipWS(data, end)
-				if i < len(data) && data[i] == '}' {
-					break
-				}
-				if i >= len(data) || data[i] != ',' {
-					return 0, false
-				}
-				i = skipWS(data, i+1)
-			}
-		}
-		if i >= len(data) || bytes.IndexByte(op, '\\') >= 0 {
-			return 0, false
-		}
-		switch string(op) {
-		case `"add"`, `"replace"`, `"test"`:
-			if !plainPointer(path) || !value {
-				return 0, false
-			}
-		case `"move"`, `"copy"`:
-			if !plainPointer(path) || !plainPointer(from) {
-				return 0, false
-			}
-		case `"remove"`:
-			if !plainPointer(path) {
-				return 0, false
-			}
-		}
-		i = skipWS(data, i+1) // past '}'
-		if i < len(data) && data[i] == ']' {
-			return i + 1, true
-		}
-		if i >= len(data) || data[i] != ',' {
-			return 0, false
-		}
-		i = skipWS(data, i+1)
-	}
-}
-
-// plainPointer reports whether v is a JSON string literal without escapes
-// that holds a JSON pointer.
-func plainPointer(v []byte) bool {
-	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
-		return false
-	}
-	return badPointer(v[1:len(v)-1]) == ""
+	return nil, false
 }

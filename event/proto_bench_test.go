@@ -6,15 +6,24 @@ import (
 	"github.com/agview/agview/internal/benchwork"
 )
 
-// BenchmarkDecodeProto decodes the chat and swarm workloads (and the
-// state-heavy one) as JSON with Decode and, converted to protobuf once, with
-// DecodeProto, in the same run. Each reports ns/event and allocs/event; the
-// protobuf side also reports x-json, its time per event over JSON's (the
-// target is at most 1).
+// BenchmarkDecodeProto decodes the chat and swarm workloads, the
+// state-heavy one and the thread of 10k short messages as JSON with Decode
+// and, converted to protobuf once, with DecodeProto, in the same run. Each
+// reports ns/event and allocs/event; the protobuf side also reports x-json,
+// its time per event over JSON's (the target is at most 1).
 func BenchmarkDecodeProto(b *testing.B) {
+	type named struct {
+		name  string
+		lines [][]byte
+	}
+	var sets []named
 	for _, w := range workloads {
 		stream, _ := benchwork.Stream(b, w.profile, w.events, w.extra...)
-		lines := benchwork.Lines(b, stream)
+		sets = append(sets, named{w.profile, benchwork.Lines(b, stream)})
+	}
+	sets = append(sets, named{"thread", benchwork.Lines(b, benchwork.Thread(b, 10_000))})
+	for _, set := range sets {
+		lines := set.lines
 		msgs := make([][]byte, len(lines))
 		jsonSize, protoSize := 0, 0
 		for i, l := range lines {
@@ -29,14 +38,14 @@ func BenchmarkDecodeProto(b *testing.B) {
 			protoSize += len(msgs[i]) + 4
 		}
 		var jsonNS float64
-		b.Run(w.profile+"/json", func(b *testing.B) {
+		b.Run(set.name+"/json", func(b *testing.B) {
 			jsonNS = measure(b, lines, jsonSize, func(l []byte) error {
 				e, err := Decode(l)
 				sink = e
 				return err
 			})
 		})
-		b.Run(w.profile+"/proto", func(b *testing.B) {
+		b.Run(set.name+"/proto", func(b *testing.B) {
 			ns := measure(b, msgs, protoSize, func(m []byte) error {
 				e, err := DecodeProto(m)
 				sink = e

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agview/agview/internal/wire"
 )
 
 // MaxProtoFrame is the largest ag_ui.Event message the protobuf framing
@@ -64,7 +66,7 @@ func AppendProtoJSON(dst, data []byte) ([]byte, error) {
 		return dst, &EncodeError{Reason: "not valid JSON"}
 	}
 	ms := members(data)
-	if ms == nil && (len(data) == 0 || data[skipWS(data, 0)] != '{') {
+	if ms == nil && (len(data) == 0 || data[wire.SkipWS(data, 0)] != '{') {
 		return dst, &EncodeError{Reason: "not a JSON object"}
 	}
 	raw := find(ms, "type")
@@ -177,27 +179,27 @@ type jmember struct {
 // members splits a well-formed JSON object into its members.
 func members(raw []byte) []jmember {
 	var out []jmember
-	i := skipWS(raw, 0)
+	i := wire.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil
 	}
-	i = skipWS(raw, i+1)
+	i = wire.SkipWS(raw, i+1)
 	for i < len(raw) && raw[i] == '"' {
-		s, ok := scanString(raw, i)
+		s, ok := wire.ScanString(raw, i)
 		if !ok {
 			return out
 		}
-		name, _ := unescapeJSON(raw[i:s.end])
-		i = skipWS(raw, s.end)
-		i = skipWS(raw, i+1) // ':'
-		end, ok := skipValue(raw, i, 0)
+		name, _ := unescapeJSON(raw[i:s.End])
+		i = wire.SkipWS(raw, s.End)
+		i = wire.SkipWS(raw, i+1) // ':'
+		end, ok := wire.SkipValue(raw, i, 0)
 		if !ok {
 			return out
 		}
 		out = append(out, jmember{name: name, raw: raw[i:end]})
-		i = skipWS(raw, end)
+		i = wire.SkipWS(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipWS(raw, i+1)
+			i = wire.SkipWS(raw, i+1)
 		}
 	}
 	return out
@@ -206,20 +208,20 @@ func members(raw []byte) []jmember {
 // elements splits a well-formed JSON array into its elements.
 func elements(raw []byte) [][]byte {
 	var out [][]byte
-	i := skipWS(raw, 0)
+	i := wire.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return nil
 	}
-	i = skipWS(raw, i+1)
+	i = wire.SkipWS(raw, i+1)
 	for i < len(raw) && raw[i] != ']' {
-		end, ok := skipValue(raw, i, 0)
+		end, ok := wire.SkipValue(raw, i, 0)
 		if !ok {
 			return out
 		}
 		out = append(out, raw[i:end])
-		i = skipWS(raw, end)
+		i = wire.SkipWS(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipWS(raw, i+1)
+			i = wire.SkipWS(raw, i+1)
 		}
 	}
 	return out

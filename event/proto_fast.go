@@ -6,52 +6,31 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/agview/agview/internal/jsonstr"
 	"github.com/agview/agview/internal/wire"
 )
 
 // The protobuf fast path decodes and encodes TEXT_MESSAGE_CONTENT,
 // TOOL_CALL_ARGS and REASONING_MESSAGE_CONTENT, the events that dominate real
-// streams, in one pass and two allocations (the event, one string holding its
-// strings), as the JSON fast path does; it also decodes the other arms made of
-// strings only (the text, tool call, step and reasoning openers and closers),
-// in two allocations and one per optional field given besides the tag. It accepts the common shape only: one
-// arm, a base_event holding at most its matching type and a safe-integer
-// timestamp, each string field once and valid UTF-8, no unknown field.
-// Anything else takes the general path, which gives every error;
-// FuzzDecodeProto checks that both paths agree.
-
-// protoFast describes a fast-path arm: the field numbers of its id, delta
-// and tag.
-type protoFast struct {
-	typ            Type
-	enum           int32
-	id, delta, tag protowire.Number
-}
-
-var protoFasts = [...]protoFast{
-	2:  {TypeTextMessageContent, 1, 2, 3, 4},
-	5:  {TypeToolCallArgs, 4, 2, 3, 4},
-	27: {TypeReasoningMessageContent, 26, 3, 4, 2},
-}
-
-func init() { wire.ScanProtoDelta = scanProtoDelta }
-
-// scanProtoDelta reads a fast-path message in place for package reducer
-// (see internal/wire): its byte slices alias msg.
-func scanProtoDelta(msg []byte) (wire.Delta, bool) {
-	spec, f, id, delta, tag, ok := scanProtoFast(msg)
-	if !ok {
-		return wire.Delta{}, false
-	}
-	return wire.Delta{Type: string(spec.typ), ID: id, Tag: tag, Tagged: f.seen&seenTag != 0, Text: delta}, true
-}
+// streams, in one pass (internal/wire's ScanProtoDelta, which package reducer
+// folds them in place with) and two allocations (the event, one string
+// holding its strings), as the JSON fast path does. It also decodes the
+// other arms made of strings (the text, tool call, step, reasoning, subagent
+// and run openers and closers, and a tool result with string content) in two
+// allocations, three for a tool result. It accepts the common shape only:
+// one arm, a base_event holding at most its matching type and a safe-integer
+// timestamp, each string field once and valid UTF-8, no other field (a run's
+// input, outcome or usage, a subagent's result or outcome). Anything else
+// takes the general path, which gives every error and warning;
+// FuzzDecodeProto checks that both paths agree exactly.
 
 // decodeProtoFast decodes msg on the fast path if it can.
 func decodeProtoFast(msg []byte) (Event, bool) {
-	spec, f, id, delta, tag, ok := scanProtoFast(msg)
+	d, ok := wire.ScanProtoDelta(msg)
 	if !ok {
 		return decodeProtoFlat(msg)
 	}
+	id, delta, tag := d.ID, d.Text, d.Tag
 	total := len(id) + len(delta) + len(tag)
 	var s string
 	if total > 0 {
@@ -60,96 +39,17 @@ func decodeProtoFast(msg []byte) (Event, bool) {
 		s = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	is, ds, ts := s[:len(id)], s[len(id):len(id)+len(delta)], s[len(id)+len(delta):]
-	switch spec.typ {
+	switch Type(d.Type) {
 	case TypeTextMessageContent:
-		return boxed(TextMessageContent{MessageID: is, Delta: ds}, &f, ts), true
+		b := &box[TextMessageContent, struct{}]{e: TextMessageContent{MessageID: is, Delta: ds}}
+		return attribute(b, d.Tagged, ts, d.Timed, d.Timestamp), true
 	case TypeToolCallArgs:
-		return boxed(ToolCallArgs{ToolCallID: is, Delta: ds}, &f, ts), true
+		b := &box[ToolCallArgs, struct{}]{e: ToolCallArgs{ToolCallID: is, Delta: ds}}
+		return attribute(b, d.Tagged, ts, d.Timed, d.Timestamp), true
 	default:
-		return boxed(ReasoningMessageContent{MessageID: is, Delta: ds}, &f, ts), true
+		b := &box[ReasoningMessageContent, struct{}]{e: ReasoningMessageContent{MessageID: is, Delta: ds}}
+		return attribute(b, d.Tagged, ts, d.Timed, d.Timestamp), true
 	}
-}
-
-// scanProtoFast reads msg in the fast-path shape: its spec, the tag and
-// timestamp found (f), and the id, delta and tag bytes, which alias msg.
-func scanProtoFast(msg []byte) (spec *protoFast, f flat, id, delta, tag []byte, ok bool) {
-	num, typ, n := protowire.ConsumeTag(msg)
-	if n < 0 || typ != protowire.BytesType || int(num) >= len(protoFasts) || protoFasts[num].typ == "" {
-		return nil, f, nil, nil, nil, false
-	}
-	spec = &protoFasts[num]
-	body, m := protowire.ConsumeBytes(msg[n:])
-	if m < 0 || n+m != len(msg) {
-		return nil, f, nil, nil, nil, false
-	}
-	for i := 0; i < len(body); {
-		num, typ, n := protowire.ConsumeTag(body[i:])
-		if n < 0 || typ != protowire.BytesType {
-			return nil, f, nil, nil, nil, false
-		}
-		i += n
-		v, m := protowire.ConsumeBytes(body[i:])
-		if m < 0 {
-			return nil, f, nil, nil, nil, false
-		}
-		i += m
-		var bit uint8
-		switch num {
-		case 1:
-			if !fastBase(v, spec.enum, &f) {
-				return nil, f, nil, nil, nil, false
-			}
-			bit = seenType
-		case spec.id:
-			id, bit = v, seenID
-		case spec.delta:
-			delta, bit = v, seenDelta
-		case spec.tag:
-			tag, bit = v, seenTag
-		default:
-			return nil, f, nil, nil, nil, false
-		}
-		if f.seen&bit != 0 {
-			return nil, f, nil, nil, nil, false
-		}
-		f.seen |= bit
-	}
-	if !utf8.Valid(id) || !utf8.Valid(delta) || !utf8.Valid(tag) {
-		return nil, f, nil, nil, nil, false
-	}
-	return spec, f, id, delta, tag, true
-}
-
-// fastBase reads a base_event holding at most the type enum and a safe
-// integer timestamp, each once.
-func fastBase(b []byte, enum int32, f *flat) bool {
-	seen := 0
-	for i := 0; i < len(b); {
-		num, typ, n := protowire.ConsumeTag(b[i:])
-		if n < 0 || typ != protowire.VarintType || num < 1 || num > 2 || seen&(1<<num) != 0 {
-			return false
-		}
-		seen |= 1 << num
-		i += n
-		v, m := protowire.ConsumeVarint(b[i:])
-		if m < 0 {
-			return false
-		}
-		i += m
-		if num == 1 {
-			if v != uint64(enum) {
-				return false
-			}
-			continue
-		}
-		ts := int64(v)
-		if ts > maxSafeInt || ts < -maxSafeInt {
-			return false
-		}
-		f.ts = ts
-		f.seen |= seenTimestamp
-	}
-	return true
 }
 
 // appendProtoFast encodes e on the fast path if it can: a fast-path type
@@ -173,7 +73,7 @@ func appendProtoFast(dst []byte, e Event) ([]byte, bool) {
 		attr.Subagent != nil && !utf8.ValidString(*attr.Subagent) {
 		return dst, false
 	}
-	spec := &protoFasts[arm]
+	spec := wire.ProtoDeltaArm(string(e.EventType()))
 	baseLen := 2 // the enum, never 0 here
 	if base.Timestamp != nil {
 		baseLen += 1 + protowire.SizeVarint(uint64(*base.Timestamp))
@@ -195,93 +95,177 @@ func appendProtoFast(dst []byte, e Event) ([]byte, bool) {
 		b = protowire.AppendTag(b, num, protowire.BytesType)
 		b = protowire.AppendString(b, s)
 	}
-	b = append(b, 1<<3|byte(protowire.BytesType), byte(baseLen), 1<<3|byte(protowire.VarintType), byte(spec.enum))
+	b = append(b, 1<<3|byte(protowire.BytesType), byte(baseLen), 1<<3|byte(protowire.VarintType), byte(spec.Enum))
 	if base.Timestamp != nil {
 		b = protowire.AppendTag(b, 2, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(*base.Timestamp))
 	}
 	// Field-number order: the reasoning arm's tag (2) comes first.
-	if spec.tag < spec.id && attr.Subagent != nil {
-		put(spec.tag, *attr.Subagent)
+	if spec.Tag < spec.ID && attr.Subagent != nil {
+		put(spec.Tag, *attr.Subagent)
 	}
 	if id != "" {
-		put(spec.id, id)
+		put(spec.ID, id)
 	}
 	if delta != "" {
-		put(spec.delta, delta)
+		put(spec.Delta, delta)
 	}
-	if spec.tag > spec.delta && attr.Subagent != nil {
-		put(spec.tag, *attr.Subagent)
+	if spec.Tag > spec.Delta && attr.Subagent != nil {
+		put(spec.Tag, *attr.Subagent)
 	}
 	return b, true
 }
 
-// protoFlat describes an arm whose fields are all strings, which the fast
-// path also decodes: the field numbers of up to four string slots (0 for an
-// unused slot) and of the tag, and how to build the event from the slots'
-// values (has: bit i set when slot i was given). build reports false for
-// values the JSON decoder would refuse or warn about, which the general path
-// then reports.
+// protoFlat describes an arm whose fields are strings, which the fast path
+// also decodes: its EventType value, the field numbers of up to six string
+// slots (0 for an unused slot) and of the tag (0 for none), and how to build
+// the event from the slots' values (has: bit i set when slot i was given).
+// A field with no presence in proto3 reads as "" when absent, as the general
+// path reads it. build reports false for values the JSON decoder would
+// refuse or warn about, which the general path then reports.
 type protoFlat struct {
 	enum  int32
-	nums  [4]protowire.Number
+	nums  [6]protowire.Number
 	tag   protowire.Number
-	build func(s *[4]string, has uint8, f *flat, tag string) (Event, bool)
+	build func(s pslots, has uint8, c protoCommon) (Event, bool)
 }
 
+// pslots are the values of a protoFlat's string slots.
+type pslots = [6]string
+
 var protoFlats = [...]protoFlat{
-	1: {0, [4]protowire.Number{2, 3, 4}, 5, func(s *[4]string, has uint8, f *flat, tag string) (Event, bool) {
-		e := TextMessageStart{MessageID: s[0]}
+	1: {0, [6]protowire.Number{2, 3, 4}, 5, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[TextMessageStart, struct {
+			role Role
+			name string
+		}]{}
+		b.e.MessageID = s[0]
 		if has&2 != 0 {
-			switch r := Role(s[1]); r {
-			case RoleDeveloper, RoleSystem, RoleAssistant, RoleUser:
-				e.Role = &r
-			default:
+			var ok bool
+			if b.e.Role, ok = textRole(s[1], &b.x.role); !ok {
 				return nil, false
 			}
 		}
-		if has&4 != 0 {
-			e.Name = &s[2]
+		b.e.Name = slot(&s, has, 2, &b.x.name)
+		return protoAttributed(&c, b), true
+	}},
+	3: {2, [6]protowire.Number{2}, 3, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[TextMessageEnd, struct{}]{e: TextMessageEnd{MessageID: s[0]}}), true
+	}},
+	4: {3, [6]protowire.Number{2, 3, 4}, 5, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[ToolCallStart, string]{e: ToolCallStart{ToolCallID: s[0], ToolCallName: s[1]}}
+		b.e.ParentMessageID = slot(&s, has, 2, &b.x)
+		return protoAttributed(&c, b), true
+	}},
+	6: {5, [6]protowire.Number{2}, 3, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[ToolCallEnd, struct{}]{e: ToolCallEnd{ToolCallID: s[0]}}), true
+	}},
+	12: {11, [6]protowire.Number{2, 3, 4, 6}, 0, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[RunStarted, [2]string]{e: RunStarted{ThreadID: s[0], RunID: s[1]}}
+		b.e.ParentRunID = slot(&s, has, 2, &b.x[0])
+		b.e.ProtocolVersion = slot(&s, has, 3, &b.x[1])
+		return stamped(b, c.timed, c.ts), true
+	}},
+	13: {12, [6]protowire.Number{2, 3}, 0, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return stamped(&box[RunFinished, struct{}]{e: RunFinished{ThreadID: s[0], RunID: s[1]}}, c.timed, c.ts), true
+	}},
+	14: {13, [6]protowire.Number{3, 2}, 0, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[RunError, string]{e: RunError{Message: s[0]}}
+		b.e.Code = slot(&s, has, 1, &b.x)
+		return stamped(b, c.timed, c.ts), true
+	}},
+	15: {14, [6]protowire.Number{2}, 3, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[StepStarted, struct{}]{e: StepStarted{StepName: s[0]}}), true
+	}},
+	16: {15, [6]protowire.Number{2}, 3, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[StepFinished, struct{}]{e: StepFinished{StepName: s[0]}}), true
+	}},
+	17: {19, [6]protowire.Number{2, 3, 4, 5}, 6, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[TextMessageChunk, struct {
+			role            Role
+			id, delta, name string
+		}]{}
+		b.e.MessageID = slot(&s, has, 0, &b.x.id)
+		if has&2 != 0 {
+			var ok bool
+			if b.e.Role, ok = textRole(s[1], &b.x.role); !ok {
+				return nil, false
+			}
 		}
-		return boxed(e, f, tag), true
+		b.e.Delta = slot(&s, has, 2, &b.x.delta)
+		b.e.Name = slot(&s, has, 3, &b.x.name)
+		return protoAttributed(&c, b), true
 	}},
-	3: {2, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(TextMessageEnd{MessageID: s[0]}, f, tag), true
+	18: {20, [6]protowire.Number{2, 3, 4, 5}, 6, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[ToolCallChunk, [4]string]{}
+		b.e.ToolCallID = slot(&s, has, 0, &b.x[0])
+		b.e.ToolCallName = slot(&s, has, 1, &b.x[1])
+		b.e.ParentMessageID = slot(&s, has, 2, &b.x[2])
+		b.e.Delta = slot(&s, has, 3, &b.x[3])
+		return protoAttributed(&c, b), true
 	}},
-	4: {3, [4]protowire.Number{2, 3, 4}, 5, func(s *[4]string, has uint8, f *flat, tag string) (Event, bool) {
-		e := ToolCallStart{ToolCallID: s[0], ToolCallName: s[1]}
-		if has&4 != 0 {
-			e.ParentMessageID = &s[2]
+	19: {16, [6]protowire.Number{2, 3, 4, 5, 6, 7}, 0, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[SubagentStarted, [4]string]{e: SubagentStarted{ID: s[0], Name: s[1]}}
+		b.e.Description = slot(&s, has, 2, &b.x[0])
+		b.e.ParentSubagentRunID = slot(&s, has, 3, &b.x[1])
+		b.e.ParentToolCallID = slot(&s, has, 4, &b.x[2])
+		b.e.ParentMessageID = slot(&s, has, 5, &b.x[3])
+		return stamped(b, c.timed, c.ts), true
+	}},
+	20: {17, [6]protowire.Number{2}, 0, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return stamped(&box[SubagentFinished, struct{}]{e: SubagentFinished{ID: s[0]}}, c.timed, c.ts), true
+	}},
+	21: {18, [6]protowire.Number{2, 3, 4}, 0, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[SubagentError, string]{e: SubagentError{ID: s[0], Message: s[1]}}
+		b.e.Code = slot(&s, has, 2, &b.x)
+		return stamped(b, c.timed, c.ts), true
+	}},
+	22: {21, [6]protowire.Number{3, 4, 5, 6}, 2, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		if has&4 == 0 {
+			return nil, false // no string content: content parts, or none
 		}
-		return boxed(e, f, tag), true
+		b := &box[ToolCallResult, Role]{e: ToolCallResult{MessageID: s[0], ToolCallID: s[1]}}
+		if has&8 != 0 {
+			if Role(s[3]) != RoleTool {
+				return nil, false
+			}
+			b.x = RoleTool
+			b.e.Role = &b.x
+		}
+		// As the general path writes it, and the JSON decoder keeps it.
+		b.e.Content = jsonstr.Append(make([]byte, 0, len(s[2])+8), s[2], jsonstr.Go)
+		return protoAttributed(&c, b), true
 	}},
-	6: {5, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ToolCallEnd{ToolCallID: s[0]}, f, tag), true
+	25: {24, [6]protowire.Number{3}, 2, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[ReasoningStart, struct{}]{e: ReasoningStart{MessageID: s[0]}}), true
 	}},
-	15: {14, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(StepStarted{StepName: s[0]}, f, tag), true
-	}},
-	16: {15, [4]protowire.Number{2}, 3, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(StepFinished{StepName: s[0]}, f, tag), true
-	}},
-	25: {24, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ReasoningStart{MessageID: s[0]}, f, tag), true
-	}},
-	26: {25, [4]protowire.Number{3, 4}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
+	26: {25, [6]protowire.Number{3, 4}, 2, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
 		if Role(s[1]) != RoleReasoning {
 			return nil, false
 		}
-		return boxed(ReasoningMessageStart{MessageID: s[0], Role: RoleReasoning}, f, tag), true
+		return protoAttributed(&c, &box[ReasoningMessageStart, struct{}]{e: ReasoningMessageStart{MessageID: s[0], Role: RoleReasoning}}), true
 	}},
-	28: {27, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ReasoningMessageEnd{MessageID: s[0]}, f, tag), true
+	28: {27, [6]protowire.Number{3}, 2, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[ReasoningMessageEnd, struct{}]{e: ReasoningMessageEnd{MessageID: s[0]}}), true
 	}},
-	30: {29, [4]protowire.Number{3}, 2, func(s *[4]string, _ uint8, f *flat, tag string) (Event, bool) {
-		return boxed(ReasoningEnd{MessageID: s[0]}, f, tag), true
+	29: {28, [6]protowire.Number{3, 4}, 2, func(s pslots, has uint8, c protoCommon) (Event, bool) {
+		b := &box[ReasoningMessageChunk, [2]string]{}
+		b.e.MessageID = slot(&s, has, 0, &b.x[0])
+		b.e.Delta = slot(&s, has, 1, &b.x[1])
+		return protoAttributed(&c, b), true
+	}},
+	30: {29, [6]protowire.Number{3}, 2, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		return protoAttributed(&c, &box[ReasoningEnd, struct{}]{e: ReasoningEnd{MessageID: s[0]}}), true
+	}},
+	31: {30, [6]protowire.Number{3, 4, 5}, 2, func(s pslots, _ uint8, c protoCommon) (Event, bool) {
+		if s[0] != EncryptedToolCall && s[0] != EncryptedMessage {
+			return nil, false
+		}
+		return protoAttributed(&c, &box[ReasoningEncryptedValue, struct{}]{e: ReasoningEncryptedValue{Subtype: s[0], EntityID: s[1], EncryptedValue: s[2]}}), true
 	}},
 }
 
-// decodeProtoFlat decodes msg on the fast path for all-string arms if it can.
+// decodeProtoFlat decodes msg on the fast path for string arms if it can.
 func decodeProtoFlat(msg []byte) (Event, bool) {
 	num, typ, n := protowire.ConsumeTag(msg)
 	if n < 0 || typ != protowire.BytesType || int(num) >= len(protoFlats) || protoFlats[num].build == nil {
@@ -292,9 +276,10 @@ func decodeProtoFlat(msg []byte) (Event, bool) {
 	if m < 0 || n+m != len(msg) {
 		return nil, false
 	}
-	var f flat
-	var vals [5][]byte // the slots, then the tag
-	var has uint8      // bits 0..3: slots; bit 4: tag
+	var c protoCommon
+	var vals [len(pslots{}) + 1][]byte // the slots, then the tag
+	const tagSlot = len(vals) - 1
+	var has uint8 // bit i: slot i; bit tagSlot: the tag
 	total := 0
 	for i := 0; i < len(body); {
 		num, typ, n := protowire.ConsumeTag(body[i:])
@@ -308,15 +293,19 @@ func decodeProtoFlat(msg []byte) (Event, bool) {
 		}
 		i += m
 		if num == 1 {
-			if f.seen&seenType != 0 || !fastBase(v, spec.enum, &f) {
+			var ok bool
+			if c.base {
 				return nil, false
 			}
-			f.seen |= seenType
+			if c.ts, c.timed, ok = wire.ProtoBase(v, uint64(spec.enum)); !ok {
+				return nil, false
+			}
+			c.base = true
 			continue
 		}
 		slot := -1
 		if num == spec.tag {
-			slot = 4
+			slot = tagSlot
 		} else {
 			for k, sn := range spec.nums {
 				if sn == num && sn != 0 {
@@ -338,14 +327,34 @@ func decodeProtoFlat(msg []byte) (Event, bool) {
 		}
 		all = unsafe.String(unsafe.SliceData(b), len(b))
 	}
-	var s [4]string
+	var s pslots
 	at := 0
-	for k, v := range vals[:4] {
+	for k, v := range vals[:tagSlot] {
 		s[k], at = all[at:at+len(v)], at+len(v)
 	}
-	tag := all[at:]
-	if has&16 != 0 {
-		f.seen |= seenTag
+	c.tag, c.tagged = all[at:], has&(1<<tagSlot) != 0
+	return spec.build(s, has&^(1<<tagSlot), c)
+}
+
+// protoCommon is what decodeProtoFlat found besides the arm's own fields:
+// whether the base_event was given, the timestamp and the tag.
+type protoCommon struct {
+	base, tagged, timed bool
+	ts                  int64
+	tag                 string
+}
+
+// protoAttributed returns b's event with its tag and timestamp set from c.
+func protoAttributed[T, X any, P attributable[T]](c *protoCommon, b *box[T, X]) Event {
+	return attribute[T, X, P](b, c.tagged, c.tag, c.timed, c.ts)
+}
+
+// slot returns a pointer to slot k's string, stored at to, or nil when the
+// slot was not given.
+func slot(s *pslots, has uint8, k int, to *string) *string {
+	if has&(1<<k) == 0 {
+		return nil
 	}
-	return spec.build(&s, has&15, &f, tag)
+	*to = s[k]
+	return to
 }

@@ -182,7 +182,7 @@ func (f *folder) event(e event.Event) *Violation {
 
 // phase checks an event type against the run lifecycle (V1–V4).
 func (f *folder) phase(t event.Type) *Violation {
-	switch f.st.Cold.Phase {
+	switch f.st.Cold.Rest.Phase {
 	case model.PhaseNone:
 		if t != event.TypeRunStarted && t != event.TypeRunError {
 			return f.violation("V1", "the first event must be RUN_STARTED (or RUN_ERROR), not %s", t)
@@ -208,7 +208,7 @@ func (f *folder) phase(t event.Type) *Violation {
 // from the event index so that folding stays deterministic. The event's tag
 // goes to its translation and is verified like any tag (G22).
 func (f *folder) thinking(e event.Event, tag model.Owner) *Violation {
-	th := &f.writeCold().Thinking
+	th := &f.writeRest().Thinking
 	mint := fmt.Sprintf("agview-thinking-%d", f.index)
 	switch e := e.(type) {
 	case *event.ThinkingStart:

@@ -89,7 +89,7 @@ func scanned(data []byte, buf []byte) (delta, string) {
 // when not nil, remembers the tags it found.
 func admits(st *model.State, d delta, remembered *lookups) bool {
 	c := st.Cold
-	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+	if c.Rest.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
 		return false
 	}
 	if d.tag.Sub {
@@ -185,7 +185,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 	}
 	st := state(b.cur)
 	c := st.Cold
-	if c.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+	if c.Rest.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
 		return nil
 	}
 	if !s.open.Same(open) {

@@ -109,18 +109,19 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 	nv, _ := next(v)
 	fv := newFolder(nv, "")
 	f := &fv
-	c := f.writeCold()
-	c.Ended, c.Phase, c.Scope = false, model.PhaseNone, model.RunScope{}
+	f.writeCold().Scope = model.RunScope{}
+	r := f.writeRest()
+	r.Ended, r.Phase = false, model.PhaseNone
 	if in.ThreadID != "" {
-		c.Thread = in.ThreadID
+		r.Thread = in.ThreadID
 	}
 	if viol := f.history(in.Messages, continuing); viol != nil {
 		// Unreachable: duplicates were refused above.
 		return v, &InputError{Rule: viol.Rule, Index: -1, Reason: viol.Message}
 	}
 	if in.State != nil {
-		c := f.writeCold()
-		c.Doc, c.DocBy, c.DocSet = doc, model.Owner{}, false
+		r := f.writeRest()
+		r.Doc, r.DocBy, r.DocSet = doc, model.Owner{}, false
 	}
 	f.commit()
 	return publish(nv), nil

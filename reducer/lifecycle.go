@@ -18,9 +18,9 @@ func (f *folder) runStarted(e *event.RunStarted) *Violation {
 	if err := f.closeAllLanes(); err != nil {
 		return err
 	}
-	f.writeCold().Phase = model.PhaseActive
+	f.writeRest().Phase = model.PhaseActive
 	f.writeCold().Scope = model.RunScope{}
-	f.writeCold().Runs = f.st.Cold.Runs.Append(model.Run{
+	f.writeRest().Runs = f.st.Cold.Rest.Runs.Append(model.Run{
 		ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: cloneStr(e.ParentRunID),
 		Status: model.RunRunning, Start: f.index, End: -1,
 	})
@@ -86,7 +86,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 			r.Interrupts = outcome.Interrupts
 		}
 	})
-	f.writeCold().Pending = cloneInterrupts(pending)
+	f.writeRest().Pending = cloneInterrupts(pending)
 	f.setRootStatus(root)
 	f.settleContinued(func(id string) model.InvStatus {
 		for _, in := range pending {
@@ -99,7 +99,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 		}
 		return model.InvFinished
 	})
-	f.writeCold().Phase = model.PhaseFinished
+	f.writeRest().Phase = model.PhaseFinished
 	return nil
 }
 
@@ -114,14 +114,14 @@ func (f *folder) settleContinued(end func(id string) model.InvStatus) {
 		if _, active := sc.Active.Get(id); active {
 			continue
 		}
-		if k, ok := f.st.Cold.InvIDs.Get(id); ok && f.peek(k).Info.Announced && f.peek(k).Status == model.InvRunning {
+		if k, ok := f.st.Cold.Rest.InvIDs.Get(id); ok && f.peek(k).Info.Announced && f.peek(k).Status == model.InvRunning {
 			f.node(k).Status = end(id)
 		}
 	}
 }
 
 func (f *folder) runError(e *event.RunError) *Violation {
-	if f.st.Cold.Phase == model.PhaseFinished {
+	if f.st.Cold.Rest.Phase == model.PhaseFinished {
 		// V2 lets RUN_ERROR follow RUN_FINISHED. The run is over: it keeps
 		// its status, outcome, end and pending interrupts; the verifier
 		// moves on (V3: only RUN_STARTED may come next).
@@ -131,15 +131,15 @@ func (f *folder) runError(e *event.RunError) *Violation {
 		}
 		f.warn("V2", "RUN_ERROR %q%s came after run %s finished with RUN_FINISHED; the finished run is kept as it was",
 			e.Message, code, f.runName())
-		f.writeCold().Phase = model.PhaseErrored
+		f.writeRest().Phase = model.PhaseErrored
 		return nil
 	}
 	// V15: RUN_ERROR is accepted at any time, so pending chunk streams are
 	// discarded rather than closed; their entities are abandoned below.
 	f.discardLanes()
-	if f.st.Cold.Phase == model.PhaseNone {
+	if f.st.Cold.Rest.Phase == model.PhaseNone {
 		// RUN_ERROR may come first (V1): it opens and ends an implicit run.
-		f.writeCold().Runs = f.st.Cold.Runs.Append(model.Run{Implicit: true, Start: f.index, End: -1})
+		f.writeRest().Runs = f.st.Cold.Rest.Runs.Append(model.Run{Implicit: true, Start: f.index, End: -1})
 	}
 	f.abandonAll()
 	f.setRun(func(r *model.Run) {
@@ -149,7 +149,7 @@ func (f *folder) runError(e *event.RunError) *Violation {
 		r.Usage = model.CloneUsage(e.Usage)
 	})
 	f.setRootStatus(model.InvErrored)
-	f.writeCold().Phase = model.PhaseErrored
+	f.writeRest().Phase = model.PhaseErrored
 	return nil
 }
 
@@ -163,7 +163,7 @@ func (f *folder) abandonAll() {
 	var holders []int // nodes owning something open
 	hold := func(o model.Owner) {
 		if o.Sub {
-			if k, ok := f.st.Cold.InvIDs.Get(o.ID); ok {
+			if k, ok := f.st.Cold.Rest.InvIDs.Get(o.ID); ok {
 				holders = append(holders, k)
 			}
 		}
@@ -289,7 +289,7 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 		}
 	}
 	run := f.runIndex()
-	key, exists := f.st.Cold.InvIDs.Get(id)
+	key, exists := f.st.Cold.Rest.InvIDs.Get(id)
 	continued := false
 	if exists {
 		d := f.peek(key)
@@ -331,7 +331,7 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	d.ParentMsg = cloneStr(e.ParentMessageID)
 	parent := -1
 	if p := e.ParentSubagentRunID; p != nil {
-		parent, _ = f.st.Cold.InvIDs.Get(*p)
+		parent, _ = f.st.Cold.Rest.InvIDs.Get(*p)
 	}
 	d.ParentKey = parent
 	pn := f.info(parent)

@@ -663,7 +663,7 @@ func (f *folder) reasoningOwnerOf(id string, rec model.OwnerRec, known bool) (mo
 	if known && rec.Kind == model.KindReasoning {
 		return rec.Owner, true
 	}
-	return f.st.Cold.SpanOwner.Get(id)
+	return f.st.Cold.Rest.SpanOwner.Get(id)
 }
 
 func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
@@ -677,8 +677,8 @@ func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
 		}
 		owner = rec
 	}
-	if _, ok := f.st.Cold.SpanOwner.Get(id); !ok {
-		f.writeCold().SpanOwner = f.st.Cold.SpanOwner.Set(id, owner)
+	if _, ok := f.st.Cold.Rest.SpanOwner.Get(id); !ok {
+		f.writeRest().SpanOwner = f.st.Cold.Rest.SpanOwner.Set(id, owner)
 	}
 	key := f.invFor(owner)
 	n := f.info(key)
@@ -816,13 +816,13 @@ func (f *folder) stateSnapshot(e *event.StateSnapshot, tag model.Owner) *Violati
 	if err != nil {
 		return f.violation(event.RuleSchema, "STATE_SNAPSHOT snapshot is not valid JSON: %v", err)
 	}
-	c := f.writeCold()
-	c.Doc, c.DocBy, c.DocSet = doc, tag, true
+	r := f.writeRest()
+	r.Doc, r.DocBy, r.DocSet = doc, tag, true
 	return nil
 }
 
 func (f *folder) stateDelta(e *event.StateDelta, tag model.Owner) *Violation {
-	doc, warns, err := patch.Apply(f.st.Cold.Doc, e.Delta, nil)
+	doc, warns, err := patch.Apply(f.st.Cold.Rest.Doc, e.Delta, nil)
 	for _, w := range warns {
 		f.warn("G2", "STATE_DELTA: %s", w.String())
 	}
@@ -830,8 +830,8 @@ func (f *folder) stateDelta(e *event.StateDelta, tag model.Owner) *Violation {
 		f.warn("G8", "STATE_DELTA skipped whole, state unchanged: %v", err)
 		return nil
 	}
-	c := f.writeCold()
-	c.Doc, c.DocBy, c.DocSet = doc, tag, true
+	r := f.writeRest()
+	r.Doc, r.DocBy, r.DocSet = doc, tag, true
 	return nil
 }
 

@@ -68,10 +68,11 @@ func Refuse(v *view.View, t event.Type, err error) *view.View {
 		return record(v, refusal(v.EventCount(), t, err))
 	}
 	nv, st := next(v)
-	c := *st.Cold
-	c.Diags = c.Diags.Append(model.Diag{
+	c, r := *st.Cold, *st.Cold.Rest
+	r.Diags = r.Diags.Append(model.Diag{
 		Index: st.Events, Kind: kindWarning, Rule: rule, Type: t, Message: msg,
 	})
+	c.Rest = &r
 	st.Cold = &c
 	st.Events++
 	st.Step++
@@ -110,7 +111,7 @@ func refusal(index int, t event.Type, err error) *Violation {
 // RUN_ERROR does (G11). Pending chunk streams are discarded without END, as
 // the reference does. End on a view that has already ended returns it.
 func End(v *view.View, cause error) *view.View {
-	if state(v).Cold.Ended {
+	if state(v).Cold.Rest.Ended {
 		return v
 	}
 	nv, _ := next(v)
@@ -121,7 +122,7 @@ func End(v *view.View, cause error) *view.View {
 		f.warn("G18", "%v", cause)
 		cause = nil
 	}
-	if f.st.Cold.Phase == model.PhaseActive {
+	if f.st.Cold.Rest.Phase == model.PhaseActive {
 		switch {
 		case cause == nil:
 			f.setRun(func(r *model.Run) { r.Status = model.RunIncomplete })
@@ -131,7 +132,7 @@ func End(v *view.View, cause error) *view.View {
 			f.setRun(func(r *model.Run) { r.Status = model.RunCancelled; r.End = f.index })
 			f.setRootStatus(model.InvAbandoned)
 			f.warn("G11", "the stream was cancelled while run %s was running: %v", f.runName(), cause)
-			f.writeCold().Phase = model.PhaseErrored
+			f.writeRest().Phase = model.PhaseErrored
 		default:
 			f.abandonAll()
 			f.setRun(func(r *model.Run) {
@@ -141,7 +142,7 @@ func End(v *view.View, cause error) *view.View {
 			})
 			f.setRootStatus(model.InvErrored)
 			f.warn("G11", "the stream broke while run %s was running: %v", f.runName(), cause)
-			f.writeCold().Phase = model.PhaseErrored
+			f.writeRest().Phase = model.PhaseErrored
 		}
 	} else if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
 		if _, started := v.LastRun(); started {
@@ -150,9 +151,8 @@ func End(v *view.View, cause error) *view.View {
 			f.warn("G11", "the stream broke before any run started: %v", cause)
 		}
 	}
-	c := f.writeCold()
-	c.Scope.Lanes = lanesEmpty
-	c.Ended = true
+	f.writeCold().Scope.Lanes = lanesEmpty
+	f.writeRest().Ended = true
 	f.commit()
 	return publish(nv)
 }
@@ -223,14 +223,15 @@ func publish(nv *model.View) *view.View { return (*view.View)(nv) }
 // record returns v counting one more event, with viol in its diagnostics.
 func record(v *view.View, viol *Violation) *view.View {
 	nv, st := next(v)
-	c := *st.Cold
-	c.Diags = c.Diags.Append(model.Diag{
+	c, r := *st.Cold, *st.Cold.Rest
+	r.Diags = r.Diags.Append(model.Diag{
 		Index: viol.Index, Kind: kindViolation, Rule: viol.Rule, Type: viol.Type, Message: viol.Message,
 	})
-	c.Violating++
+	r.Violating++
 	if len(viol.stale) > 0 {
 		c.Scope.Lanes = discardStale(c.Scope.Lanes, viol)
 	}
+	c.Rest = &r
 	st.Cold = &c
 	st.Events++
 	st.Step++
@@ -295,6 +296,7 @@ func warningRule(w event.Warning) string {
 type folder struct {
 	st         *model.State
 	coldCopied bool       // st.Cold is this fold's private copy
+	restCopied bool       // st.Cold.Rest is this fold's private copy
 	wire       event.Type // the wire event's type
 	cur        event.Type // the event being folded (differs for chunk expansions)
 	index      int
@@ -370,6 +372,18 @@ func (f *folder) writeCold() *model.Cold {
 	return f.st.Cold
 }
 
+// writeRest returns the rest of the cold part of the state, copied (with
+// the cold part) on first use in this fold.
+func (f *folder) writeRest() *model.Rest {
+	c := f.writeCold()
+	if !f.restCopied {
+		f.restCopied = true
+		r := *c.Rest
+		c.Rest = &r
+	}
+	return c.Rest
+}
+
 // commit publishes the nodes changed during the fold into the state and
 // appends the warnings collected.
 func (f *folder) commit() {
@@ -383,11 +397,11 @@ func (f *folder) commit() {
 			subs = append(subs, d.n)
 		}
 	}
-	f.st.SetInvs(f.writeCold, subs...)
+	f.st.SetInvs(f.writeRest, subs...)
 	if len(f.diags) > 0 {
-		c := f.writeCold()
+		r := f.writeRest()
 		for _, d := range f.diags {
-			c.Diags = c.Diags.Append(d)
+			r.Diags = r.Diags.Append(d)
 		}
 	}
 	f.st.Step = f.step
@@ -451,9 +465,9 @@ func (f *folder) newNode(info model.InvInfo, status model.InvStatus) int {
 	info.First = f.index
 	info.Run = f.runIndex()
 	n := model.NewInv(model.InvData{Status: status, Version: f.step, Info: &info})
-	c := f.writeCold()
+	r := f.writeRest()
 	key := f.st.AppendInv(n)
-	c.InvIDs = c.InvIDs.Set(info.ID, key)
+	r.InvIDs = r.InvIDs.Set(info.ID, key)
 	f.addDirty(dirtyNode{key: key, n: n, info: true})
 	return key
 }
@@ -464,13 +478,13 @@ func (f *folder) invFor(o model.Owner) int {
 	if !o.Sub {
 		return -1
 	}
-	if k, ok := f.st.Cold.InvIDs.Get(o.ID); ok {
+	if k, ok := f.st.Cold.Rest.InvIDs.Get(o.ID); ok {
 		return k
 	}
 	return f.newNode(model.InvInfo{ID: o.ID, ParentKey: -1}, model.InvUnannounced)
 }
 
-func (f *folder) runIndex() int { return f.st.Cold.Runs.Len() - 1 }
+func (f *folder) runIndex() int { return f.st.Cold.Rest.Runs.Len() - 1 }
 
 // setRun changes the current run.
 func (f *folder) setRun(fn func(*model.Run)) {
@@ -478,14 +492,14 @@ func (f *folder) setRun(fn func(*model.Run)) {
 	if i < 0 {
 		return
 	}
-	c := f.writeCold()
-	r := c.Runs.At(i)
+	rest := f.writeRest()
+	r := rest.Runs.At(i)
 	fn(&r)
-	c.Runs = c.Runs.Set(i, r)
+	rest.Runs = rest.Runs.Set(i, r)
 }
 
 func (f *folder) runName() string {
-	r, ok := f.st.Cold.Runs.Last()
+	r, ok := f.st.Cold.Rest.Runs.Last()
 	if !ok {
 		return "(none)"
 	}

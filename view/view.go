@@ -26,7 +26,7 @@ func New() *View {
 	})
 	return (*View)(model.NewView(model.State{
 		Root: root,
-		Cold: &model.Cold{Doc: patch.EmptyObject()},
+		Cold: model.NewCold(patch.EmptyObject()),
 	}))
 }
 
@@ -37,13 +37,13 @@ func (v *View) st() *model.State { return (*model.View)(v).Data() }
 func (v *View) EventCount() int { return v.st().Events }
 
 // Ended reports whether the end of the stream has been recorded (reducer.End).
-func (v *View) Ended() bool { return v.st().Cold.Ended }
+func (v *View) Ended() bool { return v.st().Cold.Rest.Ended }
 
 // Runs returns the runs of the stream in order. The slice is a fresh copy.
 func (v *View) Runs() []Run {
 	st := v.st()
-	out := make([]Run, 0, st.Cold.Runs.Len())
-	for r := range st.Cold.Runs.Values() {
+	out := make([]Run, 0, st.Cold.Rest.Runs.Len())
+	for r := range st.Cold.Rest.Runs.Values() {
 		out = append(out, runOf(&r))
 	}
 	return out
@@ -51,7 +51,7 @@ func (v *View) Runs() []Run {
 
 // LastRun returns the latest run, and false when no run has started.
 func (v *View) LastRun() (Run, bool) {
-	r, ok := v.st().Cold.Runs.Last()
+	r, ok := v.st().Cold.Rest.Runs.Last()
 	if !ok {
 		return Run{}, false
 	}
@@ -64,10 +64,10 @@ func (v *View) LastRun() (Run, bool) {
 // client's next run goes to this thread (client.NextInput).
 func (v *View) Thread() string {
 	st := v.st()
-	if st.Cold.Thread != "" {
-		return st.Cold.Thread
+	if st.Cold.Rest.Thread != "" {
+		return st.Cold.Rest.Thread
 	}
-	if r, ok := st.Cold.Runs.Last(); ok {
+	if r, ok := st.Cold.Rest.Runs.Last(); ok {
 		return r.ThreadID
 	}
 	return ""
@@ -87,7 +87,7 @@ func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
 // about the invocation changed (see the package documentation).
 func (v *View) Invocation(id string) *Invocation {
 	st := v.st()
-	if k, ok := st.Cold.InvIDs.Get(id); ok {
+	if k, ok := st.Cold.Rest.InvIDs.Get(id); ok {
 		return (*Invocation)(st.Inv(k))
 	}
 	if id == "" {
@@ -219,7 +219,7 @@ func (v *View) ToolCall(id string) (ToolCall, bool) {
 
 // State returns the run-scoped state document as compact JSON (any JSON
 // value; {} before any STATE_SNAPSHOT). The slice is a fresh copy.
-func (v *View) State() json.RawMessage { return v.st().Cold.Doc.JSON() }
+func (v *View) State() json.RawMessage { return v.st().Cold.Rest.Doc.JSON() }
 
 // StateChangedBy names the producer of the last STATE_SNAPSHOT or
 // STATE_DELTA that changed the state: a subagentRunId and true, or ("",
@@ -227,10 +227,10 @@ func (v *View) State() json.RawMessage { return v.st().Cold.Doc.JSON() }
 // provenance: the state is one run-scoped document whoever changes it.
 func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
 	st := v.st()
-	if !st.Cold.DocSet || !st.Cold.DocBy.Sub {
+	if !st.Cold.Rest.DocSet || !st.Cold.Rest.DocBy.Sub {
 		return "", false
 	}
-	return st.Cold.DocBy.ID, true
+	return st.Cold.Rest.DocBy.ID, true
 }
 
 // PendingInterrupts returns the interrupts the last finished run left
@@ -238,15 +238,15 @@ func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
 // that finished otherwise). Each carries the subagent that raised it. The
 // slice is a fresh copy.
 func (v *View) PendingInterrupts() []event.Interrupt {
-	return cloneInterrupts(v.st().Cold.Pending)
+	return cloneInterrupts(v.st().Cold.Rest.Pending)
 }
 
 // Diagnostics returns every violation and warning recorded, in the order of
 // the events they concern. The slice is a fresh copy.
 func (v *View) Diagnostics() []Diagnostic {
 	st := v.st()
-	out := make([]Diagnostic, 0, st.Cold.Diags.Len())
-	for d := range st.Cold.Diags.Values() {
+	out := make([]Diagnostic, 0, st.Cold.Rest.Diags.Len())
+	for d := range st.Cold.Rest.Diags.Values() {
 		out = append(out, Diagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: d.Message})
 	}
 	return out
@@ -254,7 +254,7 @@ func (v *View) Diagnostics() []Diagnostic {
 
 // ViolationCount returns the number of refused events recorded in the
 // diagnostics.
-func (v *View) ViolationCount() int { return v.st().Cold.Violating }
+func (v *View) ViolationCount() int { return v.st().Cold.Rest.Violating }
 
 func msgAt(st *model.State, id string) *model.Msg {
 	r, _ := st.Cold.Msgs.Get(id)

@@ -309,19 +309,16 @@ type RunScope struct {
 	Lanes persist.Map[Lane] // owner key → pending chunk stream
 }
 
-// Cold is the part of a State most events leave alone.
+// Cold is the part of a State most events leave alone. What the events
+// that open and close messages and tool calls change (the run's open
+// entities, the message index and list, tool call holders) is held here;
+// what few events change is behind Rest, so that those events copy a
+// third of the cold part, not all of it.
 type Cold struct {
-	Ended bool
-	// Thread is the threadId of the last run input folded (reducer.Input):
-	// the client's own thread, which the stream's RUN_STARTED may not name.
-	Thread string
-
-	Phase Phase
-	Runs  persist.Vector[Run]
 	Scope RunScope
 
-	// Messages: the AG-UI list (threaded through Msgs), where each message
-	// lives and who owns it, which message holds each tool call.
+	// Messages: the AG-UI list, where each message lives and who owns it
+	// (Msgs), which message holds each tool call.
 	List List
 	// Msgs: message id → its owner (kept for the whole stream, G6) and
 	// where it lives while it is in the list. Read and write it with
@@ -331,10 +328,26 @@ type Cold struct {
 	// ResultAfter: assistant message id → the last tool result inserted
 	// after it (a hint: the tool messages up to it follow the message).
 	ResultAfter persist.Map[string]
-
-	// Owners of tool calls and reasoning spans, kept for the whole stream
+	// CallOwner: the owners of tool calls, kept for the whole stream
 	// (docs/protocol.md G6); message owners are in Msgs.
 	CallOwner persist.Map[Owner]
+
+	Rest *Rest
+}
+
+// Rest is the part of the cold state few events change: runs, the
+// lifecycle phase, invocations by id, the state document, diagnostics. It
+// is never nil.
+type Rest struct {
+	Ended bool
+	// Thread is the threadId of the last run input folded (reducer.Input):
+	// the client's own thread, which the stream's RUN_STARTED may not name.
+	Thread string
+
+	Phase Phase
+	Runs  persist.Vector[Run]
+
+	// SpanOwner: the owners of reasoning spans, kept for the whole stream.
 	SpanOwner persist.Map[Owner]
 
 	InvIDs persist.Map[int] // subagent id → its latest node
@@ -350,3 +363,7 @@ type Cold struct {
 	Violating int // violations recorded
 	Thinking  Thinking
 }
+
+// NewCold returns the cold part of a new stream's state, with doc as its
+// state document.
+func NewCold(doc patch.Document) *Cold { return &Cold{Rest: &Rest{Doc: doc}} }

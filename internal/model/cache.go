@@ -101,10 +101,10 @@ func (s *State) hotAt(key int) *Inv {
 }
 
 // SetInvs stores the nodes ns (each under its Key); s must be a private
-// copy. A node that leaves the hot groups is written back to the cold part:
-// cold returns it as a private copy (copying it on first use), and is
-// called only then.
-func (s *State) SetInvs(cold func() *Cold, ns ...*Inv) {
+// copy. A node that leaves the hot groups is written back to the rest of
+// the cold part: rest returns it as a private copy (copying it on first
+// use), and is called only then.
+func (s *State) SetInvs(rest func() *Rest, ns ...*Inv) {
 	var copied [hotGroups]bool
 	for _, n := range ns {
 		key := int(n.d.Key)
@@ -120,8 +120,8 @@ func (s *State) SetInvs(cold func() *Cold, ns ...*Inv) {
 		}
 		p := &s.hot[gi][slot%hotGroup8]
 		if h := *p; h != nil && h.d.Key != n.d.Key {
-			c := cold()
-			c.invs = c.invs.Set(int(h.d.Key), h)
+			r := rest()
+			r.invs = r.invs.Set(int(h.d.Key), h)
 		}
 		*p = n
 	}

@@ -185,7 +185,7 @@ func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 // view in many goroutines at once (run under -race): every view is its own.
 func TestViewNextSlab(t *testing.T) {
 	t.Parallel()
-	base := NewView(State{Cold: &Cold{}})
+	base := NewView(State{Cold: &Cold{Rest: &Rest{}}})
 	chain := []*View{base}
 	for i := range 3*slabSize + 5 {
 		v := chain[len(chain)-1].Next()

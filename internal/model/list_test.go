@@ -16,7 +16,7 @@ import (
 // begun before a change still sees the list as it was.
 func TestList(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := &Cold{}
+		c := &Cold{Rest: &Rest{}}
 		var want []string
 		owners := map[string]Owner{}
 		ids := []string{"a", "b", "c", "d", "e", "f", "g", "h"}

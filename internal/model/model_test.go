@@ -62,8 +62,8 @@ func TestMeta(t *testing.T) {
 }
 
 func TestStateInvCache(t *testing.T) {
-	s := NewView(State{Cold: &Cold{}}).Data()
-	private := func() *Cold { return s.Cold }
+	s := NewView(State{Cold: &Cold{Rest: &Rest{}}}).Data()
+	private := func() *Rest { return s.Cold.Rest }
 	var nodes []*Inv
 	for i := range 3 * hotInvs {
 		n := NewInv(InvData{Info: &InvInfo{ID: string(rune('a' + i))}})
@@ -73,20 +73,21 @@ func TestStateInvCache(t *testing.T) {
 	}
 	old := *s
 	copies := 0
-	cold := func() *Cold {
+	rest := func() *Rest {
 		if copies == 0 {
-			c := *s.Cold
+			c, r := *s.Cold, *s.Cold.Rest
+			c.Rest = &r
 			s.Cold = &c
 		}
 		copies++
-		return s.Cold
+		return s.Cold.Rest
 	}
 	for i := range nodes {
 		n := NewInv(*nodes[i].Data())
 		n.Data().Status = InvErrored
-		s.SetInvs(cold, n)
+		s.SetInvs(rest, n)
 	}
-	assert.NotZero(t, copies, "nodes leaving the hot groups are written back to a private cold part")
+	assert.NotZero(t, copies, "nodes leaving the hot groups are written back to a private rest of the cold part")
 	for i := range nodes {
 		assert.Equal(t, InvErrored, s.Inv(i).Data().Status, "node %d is the latest", i)
 		assert.Same(t, nodes[i], old.Inv(i), "the older state still sees node %d as it was", i)

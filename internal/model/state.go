@@ -78,29 +78,29 @@ type State struct {
 }
 
 // NInvs returns the number of subagent nodes.
-func (s *State) NInvs() int { return s.Cold.invs.Len() }
+func (s *State) NInvs() int { return s.Cold.Rest.invs.Len() }
 
 // Inv returns subagent node key (0 ≤ key < NInvs).
 func (s *State) Inv(key int) *Inv {
 	if h := s.hotAt(key); h != nil {
 		return h
 	}
-	return s.Cold.invs.At(key)
+	return s.Cold.Rest.invs.At(key)
 }
 
 // AppendInv adds node n as the last subagent node and returns its key; s
-// and s.C must be private copies.
+// and s.Cold.Rest must be private copies.
 func (s *State) AppendInv(n *Inv) int {
-	key := s.Cold.invs.Len()
+	key := s.Cold.Rest.invs.Len()
 	n.d.Key = int32(key)
-	s.Cold.invs = s.Cold.invs.Append(n)
+	s.Cold.Rest.invs = s.Cold.Rest.invs.Append(n)
 	return key
 }
 
 // EachInv calls fn for each subagent node in first-seen order until fn
 // returns false.
 func (s *State) EachInv(fn func(*Inv) bool) {
-	for key, n := range s.Cold.invs.All() {
+	for key, n := range s.Cold.Rest.invs.All() {
 		if h := s.hotAt(key); h != nil {
 			n = h
 		}
