@@ -1,6 +1,7 @@
 package reducer_test
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/agview/agview/internal/benchmeter"
 	"github.com/agview/agview/internal/benchwork"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
 )
 
 // threadRuns are the run counts of the two thread-runs workloads the
@@ -58,42 +61,73 @@ func BenchmarkThreadRuns(b *testing.B) {
 // thread-runs workload of 8 runs and one over 32, and reports the median
 // over the rounds of the per-input-byte cost at 32 runs over that at 8, in
 // wall time (x-32runs) and in CPU time (x-32runs-cpu, steadier on a busy
-// machine): 1 when a run costs in proportion to its input, history
-// included; above 1 when a run's cost grows faster than the history it
-// repeats. Run with -benchtime 6x or more.
+// machine). The history's share of the input grows with the runs (65 % of
+// the bytes at 8 runs, 89 % at 32), so these ratios also weigh what a
+// history byte costs against what a byte of the other events does;
+// x-32runs-history-cpu compares the RUN_STARTED events alone, per byte: 1
+// when a run's input costs in proportion to its size, above 1 when it
+// costs more as the history grows. Run with -benchtime 6x or more.
 func BenchmarkThreadRunsScaling(b *testing.B) {
 	small := benchwork.Lines(b, benchwork.ThreadRuns(b, threadRuns[0], threadRunsPerRun))
 	large := benchwork.Lines(b, benchwork.ThreadRuns(b, threadRuns[1], threadRunsPerRun))
-	perByte := func(raw [][]byte) (wall, cpu float64) {
-		runtime.GC()
-		cpu0, _ := benchmeter.CPUTime()
-		start := time.Now()
-		buildLines(b, raw)
-		d := time.Since(start)
-		cpu1, _ := benchmeter.CPUTime()
-		n := float64(inputBytes(raw))
-		return float64(d) / n, float64(cpu1-cpu0) / n
-	}
-	var xs, xc []float64
+	var xs, xc, xh []float64
 	for i := 0; b.Loop(); i++ {
-		var sw, sc, lw, lc float64
+		var sm, lg threadRunsPass
 		if i%2 == 0 {
-			sw, sc = perByte(small)
-			lw, lc = perByte(large)
+			sm, lg = foldThreadRuns(b, small), foldThreadRuns(b, large)
 		} else {
-			lw, lc = perByte(large)
-			sw, sc = perByte(small)
+			lg, sm = foldThreadRuns(b, large), foldThreadRuns(b, small)
 		}
-		xs = append(xs, lw/sw)
-		if sc > 0 {
-			xc = append(xc, lc/sc)
+		xs = append(xs, lg.wall/sm.wall)
+		if sm.cpu > 0 && sm.historyCPU > 0 {
+			xc, xh = append(xc, lg.cpu/sm.cpu), append(xh, lg.historyCPU/sm.historyCPU)
 		}
 	}
 	b.ReportMetric(median(xs), "x-32runs")
 	if len(xc) > 0 {
 		b.ReportMetric(median(xc), "x-32runs-cpu")
+		b.ReportMetric(median(xh), "x-32runs-history-cpu")
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// threadRunsPass is what one fold of a thread-runs workload cost, in ns
+// per input byte: wall and CPU time over every line, and CPU time over the
+// RUN_STARTED lines alone per byte of them (0 where the CPU time cannot be
+// read).
+type threadRunsPass struct{ wall, cpu, historyCPU float64 }
+
+// foldThreadRuns folds raw as buildLines does, reading the CPU time around
+// each RUN_STARTED line besides around the whole.
+func foldThreadRuns(b *testing.B, raw [][]byte) threadRunsPass {
+	runtime.GC()
+	var history int
+	var historyCPU time.Duration
+	cpu0, _ := benchmeter.CPUTime()
+	start := time.Now()
+	bl := reducer.NewBuilder(view.New())
+	for _, l := range raw {
+		started := bytes.HasPrefix(l, []byte(`{"type":"RUN_STARTED"`))
+		var c0 time.Duration
+		if started {
+			c0, _ = benchmeter.CPUTime()
+		}
+		if err := bl.FoldJSON(l); err != nil {
+			b.Fatal(err)
+		}
+		if started {
+			c1, _ := benchmeter.CPUTime()
+			history, historyCPU = history+len(l), historyCPU+c1-c0
+		}
+	}
+	wall := time.Since(start)
+	cpu1, _ := benchmeter.CPUTime()
+	n := float64(inputBytes(raw))
+	return threadRunsPass{
+		wall:       float64(wall) / n,
+		cpu:        float64(cpu1-cpu0) / n,
+		historyCPU: float64(historyCPU) / float64(history),
+	}
 }
 
 // inputBytes is the size of the lines of a stream.
