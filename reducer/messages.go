@@ -43,10 +43,11 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 }
 
 // place stores m in the invocation its tag names and records where, and
-// its owner when owner is not nil; it puts it at the end of the list when
-// list is set (all in one record, see model.MsgRec). prev is m's id's
-// record as the caller read it in this fold, nil when it did not.
-func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, prev *model.MsgRec) model.Loc {
+// its owner when owner is not nil; when list is set, it puts it into the
+// list after message after, or at the end when after is "" (all in one
+// record, see model.MsgRec). prev is m's id's record as the caller read it
+// in this fold, nil when it did not.
+func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after string, prev *model.MsgRec) model.Loc {
 	key := f.invFor(tagOwner(m.Info.Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
@@ -61,7 +62,7 @@ func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, prev *mod
 		r, _ := f.st.Cold.Msgs.Get(m.ID)
 		prev = &r
 	}
-	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list)
+	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list, after)
 	return loc
 }
 
@@ -85,7 +86,7 @@ func (f *folder) msgInfo(tag model.Owner, name *string, meta json.RawMessage) *m
 // appendMsg places m (with its owner, when owner is not nil) at the end
 // of the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
-	return f.place(m, owner, true, nil)
+	return f.place(m, owner, true, "", nil)
 }
 
 // at returns (a copy of) the message an open entry points at, and false when
@@ -105,7 +106,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
 	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
 		f.unplace(loc)
-		f.place(c, nil, false, nil)
+		f.place(c, nil, false, "", nil)
 		return
 	}
 	f.putMsg(loc, c)
@@ -292,7 +293,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		loc = f.place(&model.Msg{
 			ID: id, Role: r, HasText: true, Status: model.EntOpen,
 			Info: f.msgInfo(tag, cloneStr(name), meta),
-		}, record, true, &idx)
+		}, record, true, "", &idx)
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
@@ -608,13 +609,12 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	m := &model.Msg{ID: e.MessageID, Role: role,
 		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
 	m.Text, m.HasText, m.Info.Raw = content(e.Content)
-	// R26: the result is attributed on its own and (re)sets its message's owner.
-	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, false, nil)
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
+	at := "" // the message the result follows; "": the end of the list
 	if held && f.st.Cold.Listed(holder.ID) {
-		at := holder.ID
+		at = holder.ID
 		// Start from the last result put after this holder, when it is
 		// still there: the tool messages before it follow the holder
 		// already, and not walking them again keeps n results under one
@@ -634,14 +634,15 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			}
 			at = next
 		}
-		f.writeCold().ListInsertAfter(at, e.MessageID)
+	}
+	// R26: the result is attributed on its own and (re)sets its message's owner.
+	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, at, nil)
+	if at != "" {
 		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
 			c.Result, c.HasResult = e.MessageID, true
 			c.ResultContent = bytes.Clone(e.Content)
 		})
-	} else {
-		f.writeCold().ListAppend(e.MessageID)
 	}
 	return nil
 }

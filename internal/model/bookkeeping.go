@@ -69,19 +69,24 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 	return r.Loc()
 }
 
-// PutMsg records where message id lives, its owner when o is not nil, and
-// puts it at the end of the list when list is set (it must not be in it):
-// one map insertion for all three. r is id's record as it is in c.Msgs (the zero MsgRec
-// when there is none). c must be a private copy.
-func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool) {
+// PutMsg records where message id lives and its owner when o is not nil,
+// and, when list is set, puts it into the list (it must not be in it) right
+// after message after, or at the end when after is "": one map insertion
+// for all of it, and one more for the message it follows when it is
+// inserted. r is id's record as it is in c.Msgs (the zero MsgRec when there
+// is none). c must be a private copy.
+func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after string) {
 	if o != nil {
 		r.setOwner(*o)
 	}
 	r.inv, r.pos, r.placed = int32(l.Inv), int32(l.Pos), true
-	if list {
-		c.listAppend(id, r)
-	} else {
+	switch {
+	case !list:
 		c.Msgs = c.Msgs.Set(id, r)
+	case after == "":
+		c.listAppend(id, r)
+	default:
+		c.listInsert(after, id, r)
 	}
 }
 
@@ -205,12 +210,18 @@ func (c *Cold) listAppend(id string, r MsgRec) {
 // ListInsertAfter puts message id right after message at, which must be in
 // the list (id must not be); c must be a private copy.
 func (c *Cold) ListInsertAfter(at, id string) {
+	r, _ := c.Msgs.Get(id)
+	c.listInsert(at, id, r)
+}
+
+// listInsert stores r, the record of id, right after message at in the
+// list.
+func (c *Cold) listInsert(at, id string, r MsgRec) {
 	a, _ := c.Msgs.Get(at)
 	if a.after == "" && int(a.anchor) == c.List.ids.Len()-1 {
-		c.ListAppend(id) // at is the last message
+		c.listAppend(id, r) // at is the last message
 		return
 	}
-	r, _ := c.Msgs.Get(id)
 	r.listed, r.gen, r.after, r.anchor = true, c.List.gen, a.after, a.anchor
 	c.Msgs = c.Msgs.Set(id, r)
 	a.after = id

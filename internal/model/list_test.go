@@ -27,7 +27,7 @@ func TestList(t *testing.T) {
 			case op == 0 && !slices.Contains(want, id):
 				o := Owner{Sub: true, ID: "sub-" + id}
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, &OwnerRec{Owner: o, Kind: KindText}, Loc{Inv: -1, Pos: step}, true)
+				c.PutMsg(id, r, &OwnerRec{Owner: o, Kind: KindText}, Loc{Inv: -1, Pos: step}, true, "")
 				owners[id] = o
 				want = append(want, id)
 			case op == 1 && !slices.Contains(want, id) && len(want) > 0:
