@@ -12,6 +12,12 @@
 // then skips the calling test or benchmark, and [Generator] lets a caller
 // that has a fallback workload choose it instead.
 //
+// Two workloads are generated here instead, so they need no ../shared, and
+// cached the same way: [Thread], one run in which a subagent sends many short
+// messages, and [ThreadRuns], many runs on one thread, each starting with a
+// RUN_STARTED whose input repeats the whole history, as a client continuing
+// the conversation sends it.
+//
 // [Lines] and [Frames] read a generated stream back, one event per element.
 //
 // # Concurrency

@@ -22,11 +22,22 @@ import (
 // is not written; ThreadMessageBytes gives what a view should hold.
 func Thread(tb testing.TB, messages int) string {
 	tb.Helper()
+	return generated(tb, "thread-"+strconv.Itoa(messages)+".jsonl", func(w io.Writer) error {
+		return WriteThread(w, messages)
+	})
+}
+
+// generated returns the path of the workload file name under testdata/bench/
+// at the module root, writing it with write first when it is missing. The
+// file is written under a temporary name and renamed into place, so a
+// reader (another test binary) never sees a partial file.
+func generated(tb testing.TB, name string, write func(io.Writer) error) string {
+	tb.Helper()
 	root := ModuleRoot()
 	if root == "" {
 		tb.Fatalf("benchwork: cannot find the module root")
 	}
-	path := filepath.Join(root, "testdata", "bench", "thread-"+strconv.Itoa(messages)+".jsonl")
+	path := filepath.Join(root, "testdata", "bench", name)
 	mu.Lock()
 	defer mu.Unlock()
 	if _, err := os.Stat(path); err == nil {
@@ -41,12 +52,12 @@ func Thread(tb testing.TB, messages int) string {
 	if err != nil {
 		tb.Fatalf("benchwork: %v", err)
 	}
-	werr := WriteThread(f, messages)
+	werr := write(f)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
-		tb.Fatalf("benchwork: writing the thread workload: %v", werr)
+		tb.Fatalf("benchwork: writing the workload %s: %v", name, werr)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		tb.Fatalf("benchwork: %v", err)
@@ -58,6 +69,19 @@ func Thread(tb testing.TB, messages int) string {
 var threadWords = []string{"the", "bus", "fleet", "depot", "charger", "winter", "range", "battery", "grid",
 	"route", "driver", "cost", "plan", "city", "budget", "tender", "kWh", "per", "day", "and", "we", "need",
 	"more", "data", "on", "night", "charging", "at", "two", "sites"}
+
+// threadText appends to text a message of 60 to 100 characters made of
+// threadWords (which JSON and %q quote alike) and returns it.
+func threadText(r *rand.Rand, text []byte) []byte {
+	start, n := len(text), 60+r.IntN(41)
+	for len(text)-start < n {
+		if len(text) > start {
+			text = append(text, ' ')
+		}
+		text = append(text, threadWords[r.IntN(len(threadWords))]...)
+	}
+	return text[:start+n]
+}
 
 // WriteThread writes the thread workload of the given number of messages to
 // w as JSONL (see Thread).
@@ -72,15 +96,7 @@ func WriteThread(w io.Writer, messages int) error {
 	line(`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-1","name":"assistant"}`)
 	text := make([]byte, 0, 128)
 	for i := range messages {
-		n := 60 + r.IntN(41)
-		text = text[:0]
-		for len(text) < n {
-			if len(text) > 0 {
-				text = append(text, ' ')
-			}
-			text = append(text, threadWords[r.IntN(len(threadWords))]...)
-		}
-		text = text[:n]
+		text = threadText(r, text[:0])
 		line(`{"type":"TEXT_MESSAGE_START","messageId":"m-%d","role":"assistant","subagentRunId":"sa-1"}`, i)
 		line(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-%d","delta":%q}`, i, text)
 		line(`{"type":"TEXT_MESSAGE_END","messageId":"m-%d"}`, i)
@@ -93,5 +109,86 @@ func WriteThread(w io.Writer, messages int) error {
 	}
 	line(`{"type":"SUBAGENT_FINISHED","subagentRunId":"sa-1"}`)
 	line(`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-1"}`)
+	return bw.Flush()
+}
+
+// ThreadRuns returns the path of the "thread-runs" workload: runs runs on
+// one thread, as a client holding the conversation drives them (package
+// client's Run and Continue). Run k starts with a RUN_STARTED whose input is
+// what client.NextInput sends: threadId, runId, protocolVersion, the (empty) state, the whole
+// history so far — every message of the earlier runs exactly as the view's
+// MessageList gives it (ids, roles, contents, subagentRunId, tool calls and
+// tool results) — then the run's new user message, and empty tools,
+// context and forwardedProps. A subagent of its own (sa-k) then sends
+// perRun short messages as in [Thread] (START, one CONTENT of 60 to 100
+// characters, END; every tenth with an answered tool call), and
+// RUN_FINISHED ends the run. The stream's size grows with runs² because
+// every RUN_STARTED repeats the history; the view ends with
+// [ThreadRunsMessages] messages. Generated here, deterministically from
+// Seed, and cached under testdata/bench/ like [Thread].
+func ThreadRuns(tb testing.TB, runs, perRun int) string {
+	tb.Helper()
+	if runs <= 0 || perRun <= 0 {
+		tb.Fatalf("benchwork: ThreadRuns needs positive sizes, not %d runs of %d messages", runs, perRun)
+	}
+	name := "thread-runs-" + strconv.Itoa(runs) + "x" + strconv.Itoa(perRun) + ".jsonl"
+	return generated(tb, name, func(w io.Writer) error { return WriteThreadRuns(w, runs, perRun) })
+}
+
+// ThreadRunsMessages is the number of messages the view holds after the
+// thread-runs workload of the given sizes: per run, the user message, the
+// perRun assistant messages and one tool result for every tenth of them.
+func ThreadRunsMessages(runs, perRun int) int {
+	return runs * (1 + perRun + perRun/10)
+}
+
+// WriteThreadRuns writes the thread-runs workload of the given sizes to w
+// as JSONL (see ThreadRuns). Message, tool call and result ids are
+// numbered across the runs (m-, tc-, r-), user messages and runs by run
+// (u-k, run-k).
+func WriteThreadRuns(w io.Writer, runs, perRun int) error {
+	r := rand.New(rand.NewPCG(Seed, uint64(runs)<<32|uint64(perRun)))
+	bw := bufio.NewWriterSize(w, 64<<10)
+	line := func(format string, args ...any) {
+		fmt.Fprintf(bw, format, args...)
+		bw.WriteByte('\n')
+	}
+	// history holds the JSON of every message so far, each followed by a
+	// comma, in the view's order.
+	var history []byte
+	text := make([]byte, 0, 128)
+	msg := 0
+	for k := 1; k <= runs; k++ {
+		text = threadText(r, text[:0])
+		user := fmt.Appendf(nil, `{"id":"u-%d","role":"user","content":%q}`, k, text)
+		fmt.Fprintf(bw, `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d","input":{"threadId":"thread-1","runId":"run-%d","protocolVersion":"1.0","state":{},"messages":[`, k, k)
+		bw.Write(history)
+		bw.Write(user)
+		line(`],"tools":[],"context":[],"forwardedProps":{}}}`)
+		history = append(append(history, user...), ',')
+		line(`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-%d","name":"assistant"}`, k)
+		for j := range perRun {
+			i := msg
+			msg++
+			text = threadText(r, text[:0])
+			line(`{"type":"TEXT_MESSAGE_START","messageId":"m-%d","role":"assistant","subagentRunId":"sa-%d"}`, i, k)
+			line(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-%d","delta":%q}`, i, text)
+			line(`{"type":"TEXT_MESSAGE_END","messageId":"m-%d"}`, i)
+			if j%10 != 9 {
+				history = fmt.Appendf(history, `{"id":"m-%d","role":"assistant","content":%q,"subagentRunId":"sa-%d"},`, i, text, k)
+				continue
+			}
+			line(`{"type":"TOOL_CALL_START","toolCallId":"tc-%d","toolCallName":"lookup","parentMessageId":"m-%d","subagentRunId":"sa-%d"}`, i, i, k)
+			line(`{"type":"TOOL_CALL_ARGS","toolCallId":"tc-%d","delta":"{\"q\":\"%d\"}"}`, i, i)
+			line(`{"type":"TOOL_CALL_END","toolCallId":"tc-%d"}`, i)
+			line(`{"type":"TOOL_CALL_RESULT","messageId":"r-%d","toolCallId":"tc-%d","content":"result %d","subagentRunId":"sa-%d"}`, i, i, i, k)
+			history = fmt.Appendf(history, `{"id":"m-%d","role":"assistant","content":%q,`+
+				`"toolCalls":[{"id":"tc-%d","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"%d\"}"}}],"subagentRunId":"sa-%d"},`+
+				`{"id":"r-%d","role":"tool","content":"result %d","toolCallId":"tc-%d","subagentRunId":"sa-%d"},`,
+				i, text, i, i, k, i, i, i, k)
+		}
+		line(`{"type":"SUBAGENT_FINISHED","subagentRunId":"sa-%d"}`, k)
+		line(`{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-%d"}`, k)
+	}
 	return bw.Flush()
 }

@@ -1,0 +1,102 @@
+package benchwork
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/client"
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+)
+
+// TestThreadRuns folds the thread-runs workload of several sizes through a
+// Builder, as the benchmarks do, and checks that every run's input is what
+// client.NextInput would send from the view folded so far plus the run's
+// user message (so the history is the view's MessageList exactly), that
+// nothing is refused or warned about, and that the view ends with
+// ThreadRunsMessages messages, each run's user message among them.
+func TestThreadRuns(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ runs, perRun int }{
+		{runs: 1, perRun: 1},
+		{runs: 2, perRun: 9},   // no tool call
+		{runs: 3, perRun: 10},  // one tool call per run, the run's last message
+		{runs: 4, perRun: 25},  // two per run, not at the run's end
+		{runs: 6, perRun: 100}, // a history of several hundred messages
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%dx%d", c.runs, c.perRun), func(t *testing.T) {
+			t.Parallel()
+			var buf, again bytes.Buffer
+			require.NoError(t, WriteThreadRuns(&buf, c.runs, c.perRun))
+			require.NoError(t, WriteThreadRuns(&again, c.runs, c.perRun))
+			require.Equal(t, buf.Bytes(), again.Bytes(), "the workload is deterministic")
+
+			bl := reducer.NewBuilder(view.New())
+			runs := 0
+			lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+			for i, l := range lines {
+				e, err := event.Decode(l)
+				require.NoError(t, err, "line %d", i+1)
+				if rs, ok := e.(*event.RunStarted); ok {
+					runs++
+					checkRunInput(t, bl.View(), rs, runs, c.perRun)
+				}
+				require.NoError(t, bl.FoldJSON(l), "line %d", i+1)
+			}
+			v := bl.View()
+			assert.Equal(t, c.runs, runs)
+			assert.Empty(t, v.Diagnostics())
+			assert.Equal(t, ThreadRunsMessages(c.runs, c.perRun), v.MessageCount())
+			for k := 1; k <= c.runs; k++ {
+				m, ok := v.Message(fmt.Sprintf("u-%d", k))
+				if assert.True(t, ok, "user message of run %d", k) {
+					assert.Equal(t, event.RoleUser, m.Role)
+				}
+			}
+		})
+	}
+}
+
+// checkRunInput checks the input of run k against the view folded before
+// its RUN_STARTED, naming the first message that differs.
+func checkRunInput(t *testing.T, before *view.View, rs *event.RunStarted, k, perRun int) {
+	t.Helper()
+	require.NotNil(t, rs.Input, "run %d has no input", k)
+	got := *rs.Input
+	require.Len(t, got.Messages, ThreadRunsMessages(k-1, perRun)+1, "run %d's history and user message", k)
+	user := got.Messages[len(got.Messages)-1]
+	assert.Equal(t, fmt.Sprintf("u-%d", k), user.ID)
+	assert.Equal(t, event.RoleUser, user.Role)
+	want := *client.NextInput(before, &client.InputOptions{
+		ThreadID: "thread-1", RunID: fmt.Sprintf("run-%d", k), Messages: []event.Message{user},
+	})
+	for i, m := range before.MessageList() {
+		require.Equal(t, m, got.Messages[i], "run %d's history, message %d", k, i)
+	}
+	// The decoder gives nil for an empty list, which NextInput never sends.
+	assert.Empty(t, got.Tools)
+	assert.Empty(t, got.Context)
+	got.Tools, got.Context = want.Tools, want.Context
+	got.Messages, want.Messages = nil, nil
+	assert.Equal(t, want, got, "run %d's input besides its messages", k)
+}
+
+// TestThreadRunsCached checks that ThreadRuns writes WriteThreadRuns's bytes
+// and reuses the file.
+func TestThreadRunsCached(t *testing.T) {
+	t.Parallel()
+	path := ThreadRuns(t, 2, 3)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var want bytes.Buffer
+	require.NoError(t, WriteThreadRuns(&want, 2, 3))
+	assert.True(t, bytes.Equal(want.Bytes(), got), "%s differs from what WriteThreadRuns writes: a file cached before the generator changed? Delete it", path)
+	assert.Equal(t, path, ThreadRuns(t, 2, 3))
+}
