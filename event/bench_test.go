@@ -108,3 +108,55 @@ func BenchmarkDecodeThread(b *testing.B) {
 		decodeAgainstFloor(b, "messages-"+strconv.Itoa(n), benchwork.Lines(b, benchwork.Thread(b, n)))
 	}
 }
+
+// BenchmarkDecodeHistory decodes the RUN_STARTED events of the thread-runs
+// workload of 8 runs (see benchwork.ThreadRuns), each carrying the thread's
+// history as its input, and the same histories as MESSAGES_SNAPSHOT events,
+// with Decode (the history fast path) and with the reference decoder in the
+// same run. decode reports x-reference, its time per event over the
+// reference's; both report MB/s, ns/event and allocs/event.
+func BenchmarkDecodeHistory(b *testing.B) {
+	var started, snapshots [][]byte
+	for _, l := range benchwork.Lines(b, benchwork.ThreadRuns(b, 8, 500)) {
+		if !bytes.HasPrefix(l, []byte(`{"type":"RUN_STARTED"`)) {
+			continue
+		}
+		started = append(started, l)
+		e, err := Decode(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap, err := Encode(&MessagesSnapshot{Messages: e.(*RunStarted).Input.Messages})
+		if err != nil {
+			b.Fatal(err)
+		}
+		snapshots = append(snapshots, snap)
+	}
+	for _, w := range []struct {
+		name  string
+		lines [][]byte
+	}{{"run-started", started}, {"messages-snapshot", snapshots}} {
+		size := 0
+		for _, l := range w.lines {
+			size += len(l) + 1
+		}
+		var ref float64
+		b.Run(w.name+"/reference", func(b *testing.B) {
+			ref = measure(b, w.lines, size, func(l []byte) error {
+				e, err := decodeReference(l)
+				sink = e
+				return err
+			})
+		})
+		b.Run(w.name+"/decode", func(b *testing.B) {
+			ns := measure(b, w.lines, size, func(l []byte) error {
+				e, err := Decode(l)
+				sink = e
+				return err
+			})
+			if ref > 0 {
+				b.ReportMetric(ns/ref, "x-reference")
+			}
+		})
+	}
+}

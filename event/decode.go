@@ -56,10 +56,14 @@ import (
 // The flat events (every type but MESSAGES_SNAPSHOT and the deprecated
 // THINKING_* ones) in their common shapes take a hand-written fast path: two
 // allocations per event (three with a raw value such as a patch, a snapshot
-// or a tool result's content). Everything else, and anything unusual in
-// those (a member the schema does not know, rawEvent or metadata, a null, a
-// surrogate escape, a role outside its enum, a run's outcome or usage…),
-// goes through encoding/json. Both give the same result, warnings and errors
+// or a tool result's content). The events that carry a history,
+// RUN_STARTED with its input and MESSAGES_SNAPSHOT, take one too, in one
+// pass over the bytes and about one allocation per message, for messages
+// whose content is a string (an object for activity) and an input without
+// resume. Everything else, and anything unusual in those (a member the
+// schema does not know, rawEvent or metadata, a null, a surrogate escape, a
+// role outside its enum, content parts, a run's outcome or usage…), goes
+// through encoding/json. Both give the same result, warnings and errors
 // included.
 func Decode(data []byte) (Event, error) {
 	if len(data) == 0 {

@@ -1,6 +1,8 @@
 package event
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +25,23 @@ func TestFastPathTakesCommonShapes(t *testing.T) {
 		{"reasoning, escapes, unicode", `{"type":"REASONING_MESSAGE_CONTENT","messageId":"r","delta":"é\u00e9\n\\"}`, true},
 		{"unknown members (reported by the reference path, G20)", `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","x":1.5e3,"y":{"z":[null,true]}}`, false},
 		{"deprecated type (warned about)", `{"type":"THINKING_END"}`, false},
-		{"messages snapshot (not flat)", `{"type":"MESSAGES_SNAPSHOT","messages":[]}`, false},
+		{"messages snapshot, empty", `{"type":"MESSAGES_SNAPSHOT","messages":[]}`, true},
+		{"messages snapshot, every role", `{"type":"MESSAGES_SNAPSHOT","timestamp":3,"messages":[{"id":"d","role":"developer","content":"be brief"},{"id":"s","role":"system","content":"x","name":"n","encryptedValue":"e"},{"id":"u","role":"user","content":"hi \u00e9\n","name":"me","subagentRunId":"s1","metadata":{"k":[1]}},{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"q\":1}"},"encryptedValue":"v","metadata":{}}]},{"id":"a2","role":"assistant","content":"ok","toolCalls":[]},{"id":"t","role":"tool","content":"r","toolCallId":"c","error":"e"},{"id":"p","role":"activity","activityType":"PLAN","content":{"x":1}},{"id":"r","role":"reasoning","content":"hm"}]}`, true},
+		{"messages snapshot, unknown role (removed with a warning)", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"x","role":"robot","content":"c"}]}`, false},
+		{"messages snapshot, content parts (rebuilt)", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":[{"type":"text","text":"t"}]}]}`, false},
+		{"messages snapshot, member the role does not have", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"c","toolCallId":"t"}]}`, false},
+		{"messages snapshot, unknown member of a message", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"c","x":1}]}`, false},
+		{"messages snapshot, null name", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"c","name":null}]}`, false},
+		{"messages snapshot, tool call of another type", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"other","function":{"name":"f","arguments":""}}]}]}`, false},
+		{"messages snapshot, function without arguments", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f"}}]}]}`, false},
+		{"messages snapshot, tag (dropped with a warning)", `{"type":"MESSAGES_SNAPSHOT","messages":[],"subagentRunId":"s"}`, false},
+		{"run started with input", `{"type":"RUN_STARTED","threadId":"t","runId":"r2","input":{"threadId":"t","runId":"r2","parentRunId":"r1","protocolVersion":"1","state":{"a":1},"messages":[{"id":"u","role":"user","content":"hi"},{"id":"a","role":"assistant","content":"yo"}],"tools":[{"name":"f","description":"d","parameters":{"type":"object"},"metadata":{}}],"context":[{"description":"d","value":"v"}],"forwardedProps":[1]}}`, true},
+		{"run started with input, empty tools and context", `{"type":"RUN_STARTED","threadId":"t","runId":"r","timestamp":1,"input":{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}}`, true},
+		{"run started with input, resume", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[]}}`, false},
+		{"run started with input, null state (legacy)", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"state":null}}`, false},
+		{"run started with input, no messages", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r"}}`, false},
+		{"run started with input, surrogate in a message", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"\ud83d\ude00","role":"user","content":"c"}]}}`, false},
+		{"run started with null input", `{"type":"RUN_STARTED","threadId":"t","runId":"r","input":null}`, false},
 		{"message start", `{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","subagentRunId":"s","name":"n"}`, true},
 		{"message start, role outside the enum", `{"type":"TEXT_MESSAGE_START","messageId":"m","role":"tool"}`, false},
 		{"message start, null name", `{"type":"TEXT_MESSAGE_START","messageId":"m","name":null}`, false},
@@ -164,4 +182,34 @@ func TestFastTypes(t *testing.T) {
 		}
 	}
 	assert.Len(t, fastTypes, len(Types())-len(notFlat), "fastTypes holds known types only")
+}
+
+// TestHistoryFastPathAllocations checks the budget of the history fast
+// path: about one allocation per message (its strings and raw values), the
+// pointed-to optional strings of 32 messages in one more, and a few for the
+// event and the growth of its message slice.
+func TestHistoryFastPathAllocations(t *testing.T) {
+	const n = 256
+	var msgs strings.Builder
+	for i := range n {
+		if i > 0 {
+			msgs.WriteByte(',')
+		}
+		fmt.Fprintf(&msgs, `{"id":"m-%d","role":"assistant","content":"message %d, \"quoted\"","subagentRunId":"sa-%d"}`, i, i, i%4)
+	}
+	for _, in := range []string{
+		`{"type":"MESSAGES_SNAPSHOT","messages":[` + msgs.String() + `]}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[` + msgs.String() + `]}}`,
+	} {
+		data := []byte(in)
+		if _, ok := decodeFast(data); !ok {
+			t.Fatalf("the fast path declines %.80s…", in)
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			if _, err := Decode(data); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.LessOrEqual(t, allocs, float64(n+n/slotChunk+24), "allocations for %.40s…", in)
+	}
 }

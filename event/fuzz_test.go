@@ -121,6 +121,14 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r","subagentRunId":"s"}`,
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r","result":"done"}`,
 		`{"type":"RUN_ERROR","message":"m","code":"c"}`,
+		// The history-carrying events, in fast shapes and at the edges of them.
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"hi \u00e9","name":"n","subagentRunId":"s","metadata":{"k":1}},{"id":"a","role":"assistant","content":"x","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"encryptedValue":"e","metadata":{}}]},{"id":"t","role":"tool","content":"r","toolCallId":"c","error":"e","encryptedValue":"v"}],"timestamp":7}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"d","role":"developer","content":"x"},{"id":"s","role":"system","content":"y","name":"n"},{"id":"p","role":"activity","activityType":"A","content":{"a":[]}},{"id":"r","role":"reasoning","content":"z","encryptedValue":"e"},{"id":"a","role":"assistant","toolCalls":[]}]}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":[{"type":"text","text":"t"}]},{"role":"robot"},{"id":"x","role":"user","content":"c","name":null}]}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"","name":"g"}}],"id":"b"}]}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r2","timestamp":9,"protocolVersion":"1","parentRunId":"r1","input":{"threadId":"t","runId":"r2","parentRunId":"r1","protocolVersion":"1","state":{"a":[1,{"b":null}]},"messages":[{"id":"u","role":"user","content":"hi"},{"id":"a","role":"assistant","content":"yo","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"q\":1}"}}]},{"id":"t","role":"tool","toolCallId":"c","content":"r"}],"tools":[{"name":"f","description":"d","parameters":{"type":"object"},"metadata":{}}],"context":[{"description":"d","value":"v"}],"forwardedProps":"x"}}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[],"state":null,"resume":[{"interruptId":"i","status":"resolved"}]}}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"\ud83d\ude00","role":"user","content":"\ud800"}],"tools":[{"name":"f","description":"d","parameters":null}]}}`,
 		`{"type":"TEXT_MESSAGE_END","messageId":"m"`,
 		`{"type":"TEXT_MESSAGE_END" ,"messageId":"m"} `,
 		`{"type":"TEXT_MESSAGE_END","messageId":"m",}`,
@@ -177,7 +185,7 @@ func FuzzDecode(f *testing.F) {
 // input, error or not.
 func FuzzFastPath(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
-		if _, ok := fastTypes[string(wire.TypePrefix(s))]; ok {
+		if _, ok := fastTypes[string(wire.TypePrefix(s))]; ok || string(wire.TypePrefix(s)) == string(TypeMessagesSnapshot) {
 			f.Add(s)
 		}
 	}
