@@ -226,18 +226,19 @@ const stringMembers = 1<<mID | 1<<mName | 1<<mToolCallID | 1<<mError | 1<<mActiv
 type roleShape struct {
 	allowed, required uint16
 	content           byte // the first byte content must have: '"' or '{'
+	parts             bool // content may be an array of content parts too
 }
 
 const msgCommon = 1<<mID | 1<<mRole | 1<<mTag | 1<<mMetadata
 
 var roleShapes = map[string]roleShape{
-	string(RoleDeveloper): {msgCommon | 1<<mContent | 1<<mName | 1<<mEncrypted, 1<<mID | 1<<mContent, '"'},
-	string(RoleSystem):    {msgCommon | 1<<mContent | 1<<mName | 1<<mEncrypted, 1<<mID | 1<<mContent, '"'},
-	string(RoleAssistant): {msgCommon | 1<<mContent | 1<<mName | 1<<mToolCalls | 1<<mEncrypted, 1 << mID, '"'},
-	string(RoleUser):      {msgCommon | 1<<mContent | 1<<mName | 1<<mEncrypted, 1<<mID | 1<<mContent, '"'},
-	string(RoleTool):      {msgCommon | 1<<mContent | 1<<mToolCallID | 1<<mError | 1<<mEncrypted, 1<<mID | 1<<mContent | 1<<mToolCallID, '"'},
-	string(RoleActivity):  {msgCommon | 1<<mActivityType | 1<<mContent, 1<<mID | 1<<mActivityType | 1<<mContent, '{'},
-	string(RoleReasoning): {msgCommon | 1<<mContent | 1<<mEncrypted, 1<<mID | 1<<mContent, '"'},
+	string(RoleDeveloper): {msgCommon | 1<<mContent | 1<<mName | 1<<mEncrypted, 1<<mID | 1<<mContent, '"', false},
+	string(RoleSystem):    {msgCommon | 1<<mContent | 1<<mName | 1<<mEncrypted, 1<<mID | 1<<mContent, '"', false},
+	string(RoleAssistant): {msgCommon | 1<<mContent | 1<<mName | 1<<mToolCalls | 1<<mEncrypted, 1 << mID, '"', false},
+	string(RoleUser):      {msgCommon | 1<<mContent | 1<<mName | 1<<mEncrypted, 1<<mID | 1<<mContent, '"', true},
+	string(RoleTool):      {msgCommon | 1<<mContent | 1<<mToolCallID | 1<<mError | 1<<mEncrypted, 1<<mID | 1<<mContent | 1<<mToolCallID, '"', true},
+	string(RoleActivity):  {msgCommon | 1<<mActivityType | 1<<mContent, 1<<mID | 1<<mActivityType | 1<<mContent, '{', false},
+	string(RoleReasoning): {msgCommon | 1<<mContent | 1<<mEncrypted, 1<<mID | 1<<mContent, '"', false},
 }
 
 // histToolCall is a scanned tool call.
@@ -366,8 +367,11 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 	if !known || has&^shape.allowed != 0 || has&shape.required != shape.required {
 		return 0, false
 	}
+	parts := false
 	if has&(1<<mContent) != 0 && h.data[vals[mContent].lo] != shape.content {
-		return 0, false
+		if parts = shape.parts && h.data[vals[mContent].lo] == '['; !parts {
+			return 0, false
+		}
 	}
 	if has&(1<<mMetadata) != 0 && h.data[vals[mMetadata].lo] != '{' {
 		return 0, false
@@ -396,7 +400,11 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 	if m.ID, ok = h.str(&vals[mID]); !ok {
 		return 0, false
 	}
-	if has&(1<<mContent) != 0 {
+	if parts {
+		if m.Content, ok = h.contentParts(vals[mContent].lo, depth+1); !ok {
+			return 0, false
+		}
+	} else if has&(1<<mContent) != 0 {
 		m.Content = h.raw(&vals[mContent])
 	}
 	if has&(1<<mMetadata) != 0 {
@@ -434,6 +442,76 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 	}
 	*out = append(*out, m)
 	return end, true
+}
+
+// contentParts decodes the content parts at data[i] == '[', depth levels
+// deep, and returns them encoded, as the reference rebuilds them: text
+// parts only (a media part, whose source the reference rebuilds as well,
+// and a part of unknown type, which it removes with a warning, report
+// false). The strings go through the arena, which holds the content's
+// length.
+func (h *histScan) contentParts(i, depth int) (json.RawMessage, bool) {
+	w := &encoder{}
+	w.b = append(w.b, '[')
+	_, ok := h.array(i, func(e int) (int, bool) {
+		var vals [4]histVal // type, text, id, metadata
+		var has uint8
+		end, ok := h.object(e, func(key []byte, v int) (int, bool) {
+			k := -1
+			switch string(key) {
+			case "type":
+				k = 0
+			case "text":
+				k = 1
+			case "id":
+				k = 2
+			case "metadata":
+				k = 3
+			}
+			if k < 0 || has&(1<<k) != 0 {
+				return 0, false
+			}
+			has |= 1 << k
+			var ok bool
+			if vals[k], ok = h.scanVal(v, depth+2); !ok {
+				return 0, false
+			}
+			if k == 3 {
+				ok = h.data[v] == '{'
+			} else {
+				ok = h.stringOK(&vals[k])
+			}
+			return vals[k].hi, ok
+		})
+		if !ok || has&3 != 3 || string(h.data[vals[0].lo:vals[0].hi]) != `"text"` {
+			return 0, false
+		}
+		p := ContentPart{Type: "text"}
+		text, ok := h.str(&vals[1])
+		if !ok {
+			return 0, false
+		}
+		p.Text = &text
+		if has&4 != 0 {
+			id, ok := h.str(&vals[2])
+			if !ok {
+				return 0, false
+			}
+			p.ID = &id
+		}
+		if has&8 != 0 {
+			p.Metadata = h.data[vals[3].lo:vals[3].hi]
+		}
+		if len(w.b) > 1 {
+			w.b = append(w.b, ',')
+		}
+		w.contentPart(&p)
+		return end, w.err == nil
+	})
+	if !ok {
+		return nil, false
+	}
+	return append(w.b, ']'), true
 }
 
 // knownRoleOf returns the Role constant named by r, so that the message
