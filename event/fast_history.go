@@ -37,7 +37,7 @@ func (v *histVal) isString(data []byte) bool { return data[v.lo] == '"' }
 // histScan is the state of one history fast decode.
 type histScan struct {
 	data []byte
-	buf  []byte // the arena of the message being built
+	buf  []byte // the chunk short strings go to (see str)
 	tcs  []histToolCall
 	// slots hold the strings the events point to (optional members); a
 	// full chunk is left to the events and a new one taken.
@@ -142,12 +142,28 @@ func (h *histScan) stringOK(v *histVal) bool {
 	return v.isString(h.data) && (!v.wide || utf8.Valid(h.data[v.lo+1:v.hi-1]))
 }
 
-// str decodes the string literal v into the arena; ok is false for a
-// surrogate escape, which the reference path decodes.
+// str decodes the string literal v; ok is false for a surrogate escape,
+// which the reference path decodes. Short strings share a chunk of
+// strChunk bytes with their neighbours (so that a string an event's reader
+// keeps, an id say, keeps at most a chunk alive, never a message's
+// content); a longer one takes its own allocation.
 func (h *histScan) str(v *histVal) (string, bool) {
 	body := h.data[v.lo+1 : v.hi-1]
 	if len(body) == 0 {
 		return "", true
+	}
+	if len(body) > strChunk/8 {
+		if !v.esc {
+			return string(body), true
+		}
+		b, ok := wire.AppendUnescaped(make([]byte, 0, len(body)), body)
+		if !ok {
+			return "", false
+		}
+		return unsafe.String(unsafe.SliceData(b), len(b)), true
+	}
+	if cap(h.buf)-len(h.buf) < len(body) {
+		h.buf = make([]byte, 0, strChunk)
 	}
 	start := len(h.buf)
 	if !v.esc {
@@ -161,10 +177,13 @@ func (h *histScan) str(v *histVal) (string, bool) {
 	if len(h.buf) == start {
 		return "", true
 	}
-	// The arena is never written below its length (an append that
-	// outgrows it moves on to a new array): the string may share it.
+	// The chunk is never written below its length (it had room for the
+	// whole body, and unescaping only shortens): the string may share it.
 	return unsafe.String(&h.buf[start], len(h.buf)-start), true
 }
+
+// strChunk is the size of the allocations short strings share.
+const strChunk = 4096
 
 // optStr is str for an optional member: nil when absent.
 func (h *histScan) optStr(has bool, v *histVal) (*string, bool) {
@@ -183,22 +202,9 @@ func (h *histScan) optStr(has bool, v *histVal) (*string, bool) {
 // one allocation.
 const slotChunk = 32
 
-// raw copies the value v into the arena.
+// raw returns a copy of the value v, in its own allocation.
 func (h *histScan) raw(v *histVal) json.RawMessage {
-	start := len(h.buf)
-	h.buf = append(h.buf, h.data[v.lo:v.hi]...)
-	return h.buf[start:len(h.buf):len(h.buf)]
-}
-
-// grow gives the arena a new allocation of n bytes, enough for everything
-// appended to it until the next grow.
-func (h *histScan) grow(n int) { h.buf = make([]byte, 0, n) }
-
-// plainString decodes a member that is not in a message, in its own
-// allocation.
-func (h *histScan) plainString(v *histVal) (string, bool) {
-	h.grow(v.hi - v.lo)
-	return h.str(v)
+	return append(make(json.RawMessage, 0, v.hi-v.lo), h.data[v.lo:v.hi]...)
 }
 
 // Members of a message, by index.
@@ -377,25 +383,6 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 		return 0, false
 	}
 
-	// One allocation for the message's strings and raw values.
-	n := 0
-	for k := range vals {
-		if has&(1<<k) != 0 && k != mToolCalls && k != mRole {
-			n += vals[k].hi - vals[k].lo
-		}
-	}
-	for j := range h.tcs {
-		tc := &h.tcs[j]
-		n += tc.id.hi - tc.id.lo + tc.name.hi - tc.name.lo + tc.args.hi - tc.args.lo
-		if tc.hasEnc {
-			n += tc.enc.hi - tc.enc.lo
-		}
-		if tc.hasMeta {
-			n += tc.meta.hi - tc.meta.lo
-		}
-	}
-	h.grow(n)
-
 	m := Message{Role: Role(knownRoleOf(role))}
 	if m.ID, ok = h.str(&vals[mID]); !ok {
 		return 0, false
@@ -448,8 +435,7 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 // deep, and returns them encoded, as the reference rebuilds them: text
 // parts only (a media part, whose source the reference rebuilds as well,
 // and a part of unknown type, which it removes with a warning, report
-// false). The strings go through the arena, which holds the content's
-// length.
+// false).
 func (h *histScan) contentParts(i, depth int) (json.RawMessage, bool) {
 	w := &encoder{}
 	w.b = append(w.b, '[')
@@ -581,7 +567,6 @@ func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 			if !ok || h.data[v] == 'n' { // null: a legacy null the reference warns about
 				return 0, false
 			}
-			h.grow(val.hi - val.lo)
 			if bit == 16 {
 				in.State = h.raw(&val)
 			} else {
@@ -602,17 +587,17 @@ func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 	if !ok || has&(1|2|32) != 1|2|32 {
 		return nil, 0, false
 	}
-	if in.ThreadID, ok = h.plainString(&strs[0]); !ok {
+	if in.ThreadID, ok = h.str(&strs[0]); !ok {
 		return nil, 0, false
 	}
-	if in.RunID, ok = h.plainString(&strs[1]); !ok {
+	if in.RunID, ok = h.str(&strs[1]); !ok {
 		return nil, 0, false
 	}
 	for k, to := range [...]**string{2: &in.ParentRunID, 3: &in.ProtocolVersion} {
 		if to == nil || has&(1<<k) == 0 {
 			continue
 		}
-		s, ok := h.plainString(&strs[k])
+		s, ok := h.str(&strs[k])
 		if !ok {
 			return nil, 0, false
 		}
@@ -658,13 +643,6 @@ func (h *histScan) tool(i, depth int, in *RunAgentInput) (int, bool) {
 	if !ok || has&3 != 3 {
 		return 0, false
 	}
-	n := 0
-	for k := range vals {
-		if has&(1<<k) != 0 {
-			n += vals[k].hi - vals[k].lo
-		}
-	}
-	h.grow(n)
 	var t Tool
 	if t.Name, ok = h.str(&vals[0]); !ok {
 		return 0, false
@@ -705,7 +683,6 @@ func (h *histScan) context(i int, in *RunAgentInput) (int, bool) {
 	if !ok || has != 3 {
 		return 0, false
 	}
-	h.grow(vals[0].hi - vals[0].lo + vals[1].hi - vals[1].lo)
 	var c Context
 	if c.Description, ok = h.str(&vals[0]); !ok {
 		return 0, false
@@ -814,13 +791,12 @@ func decodeHistoryFast(data []byte, typ string) (Event, bool) {
 	}
 	b := &box[RunStarted, struct{}]{}
 	var ok bool
-	if b.e.ThreadID, ok = h.plainString(&strs[0]); !ok {
+	if b.e.ThreadID, ok = h.str(&strs[0]); !ok {
 		return nil, false
 	}
-	if b.e.RunID, ok = h.plainString(&strs[1]); !ok {
+	if b.e.RunID, ok = h.str(&strs[1]); !ok {
 		return nil, false
 	}
-	h.grow(strs[2].hi - strs[2].lo + strs[3].hi - strs[3].lo)
 	if b.e.ProtocolVersion, ok = h.optStr(has&8 != 0, &strs[2]); !ok {
 		return nil, false
 	}

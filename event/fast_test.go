@@ -188,9 +188,10 @@ func TestFastTypes(t *testing.T) {
 }
 
 // TestHistoryFastPathAllocations checks the budget of the history fast
-// path: about one allocation per message (its strings and raw values), the
-// pointed-to optional strings of 32 messages in one more, and a few for the
-// event and the growth of its message slice.
+// path: one allocation per message for its content, the short strings of
+// many messages in one chunk, the pointed-to optional strings of 32
+// messages in one more, and a few for the event and the growth of its
+// message slice.
 func TestHistoryFastPathAllocations(t *testing.T) {
 	const n = 256
 	var msgs strings.Builder
