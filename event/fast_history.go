@@ -2,7 +2,6 @@ package event
 
 import (
 	"encoding/json"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -20,9 +19,11 @@ import (
 // for (it would warn, G20), and messages of a known role whose content is a
 // string (an object for activity). It leaves to the reference path (returns
 // ok false) rawEvent, metadata and subagentRunId on the event itself, the
-// input's resume, content given as an array of parts (which the reference
-// rebuilds), and anything else unusual. The strings and raw values of one
-// message share one allocation, a copy of the input's bytes.
+// input's resume, content parts other than text (the reference rebuilds
+// content parts: this path rebuilds text parts with the same encoder), and
+// anything else unusual. What the event holds is copied from the input:
+// short strings in shared chunks, each raw value (a message's content, its
+// metadata) in its own allocation.
 
 // histVal is where a scanned value lies: data[lo:hi], quotes included for a
 // string.
@@ -38,7 +39,6 @@ func (v *histVal) isString(data []byte) bool { return data[v.lo] == '"' }
 type histScan struct {
 	data []byte
 	buf  []byte // the chunk short strings go to (see str)
-	tcs  []histToolCall
 	// slots hold the strings the events point to (optional members); a
 	// full chunk is left to the events and a new one taken.
 	slots []string
@@ -163,7 +163,9 @@ func (h *histScan) str(v *histVal) (string, bool) {
 		return unsafe.String(unsafe.SliceData(b), len(b)), true
 	}
 	if cap(h.buf)-len(h.buf) < len(body) {
-		h.buf = make([]byte, 0, strChunk)
+		// No more than what is left of the input, which holds every
+		// string still to come.
+		h.buf = make([]byte, 0, min(strChunk, len(h.data)-v.lo))
 	}
 	start := len(h.buf)
 	if !v.esc {
@@ -207,6 +209,58 @@ func (h *histScan) raw(v *histVal) json.RawMessage {
 	return append(make(json.RawMessage, 0, v.hi-v.lo), h.data[v.lo:v.hi]...)
 }
 
+// memberKind is what the value of an object's member must be.
+type memberKind uint8
+
+const (
+	kStr memberKind = iota // a string of valid UTF-8
+	kObj                   // an object
+	kArr                   // an array, read after the scan
+	kVal                   // any value but null (which the reference refuses, or warns about as a legacy null)
+)
+
+// objShape lists the members an object may have and the kind of each.
+type objShape struct {
+	names []string
+	kinds []memberKind
+}
+
+// members scans the object at data[i] == '{', depth levels deep, whose
+// members must be among shape's names, each at most once and of its kind,
+// recording where member k's value lies in vals[k]; bit k of has is set
+// when member k is present. It returns the index just past the object.
+func (h *histScan) members(i, depth int, shape *objShape, vals []histVal) (has uint16, end int, ok bool) {
+	end, ok = h.object(i, func(key []byte, v int) (int, bool) {
+		k := -1
+		for j, name := range shape.names {
+			if string(key) == name {
+				k = j
+				break
+			}
+		}
+		if k < 0 || has&(1<<k) != 0 {
+			return 0, false // unknown (G20: the reference warns), or a duplicate
+		}
+		has |= 1 << k
+		var ok bool
+		if vals[k], ok = h.scanVal(v, depth+1); !ok {
+			return 0, false
+		}
+		switch c := h.data[v]; shape.kinds[k] {
+		case kStr:
+			ok = h.stringOK(&vals[k])
+		case kObj:
+			ok = c == '{'
+		case kArr:
+			ok = c == '['
+		default:
+			ok = c != 'n'
+		}
+		return vals[k].hi, ok
+	})
+	return has, end, ok
+}
+
 // Members of a message, by index.
 const (
 	mID = iota
@@ -223,10 +277,10 @@ const (
 	mCount
 )
 
-var messageMembers = [mCount]string{"id", "role", "content", "name", "toolCalls", "toolCallId", "error", "activityType", "encryptedValue", "subagentRunId", "metadata"}
-
-// stringMembers are the message members that hold a string.
-const stringMembers = 1<<mID | 1<<mName | 1<<mToolCallID | 1<<mError | 1<<mActivityType | 1<<mEncrypted | 1<<mTag
+var messageShape = &objShape{
+	names: []string{"id", "role", "content", "name", "toolCalls", "toolCallId", "error", "activityType", "encryptedValue", "subagentRunId", "metadata"},
+	kinds: []memberKind{kStr, kStr, kVal, kStr, kArr, kStr, kStr, kStr, kStr, kStr, kObj},
+}
 
 // roleShape is what a role allows and requires.
 type roleShape struct {
@@ -247,125 +301,50 @@ var roleShapes = map[string]roleShape{
 	string(RoleReasoning): {msgCommon | 1<<mContent | 1<<mEncrypted, 1<<mID | 1<<mContent, '"', false},
 }
 
-// histToolCall is a scanned tool call.
-type histToolCall struct {
-	id, name, args, enc, meta histVal
-	hasEnc, hasMeta           bool
-}
+// The members of a tool call (id, type, function, encryptedValue, metadata)
+// and of its function (name, arguments).
+var (
+	toolCallShape = &objShape{
+		names: []string{"id", "type", "function", "encryptedValue", "metadata"},
+		kinds: []memberKind{kStr, kStr, kObj, kStr, kObj},
+	}
+	functionShape = &objShape{names: []string{"name", "arguments"}, kinds: []memberKind{kStr, kStr}}
+)
 
-// toolCalls scans an assistant message's toolCalls into h.tcs.
-func (h *histScan) toolCalls(i, depth int) (int, bool) {
-	return h.array(i, func(v int) (int, bool) {
-		var tc histToolCall
-		var has uint8
-		end, ok := h.object(v, func(key []byte, j int) (int, bool) {
-			var bit uint8
-			var at *histVal
-			switch string(key) {
-			case "id":
-				bit, at = 1, &tc.id
-			case "type":
-				bit = 2
-			case "function":
-				bit = 4
-			case "encryptedValue":
-				bit, at = 8, &tc.enc
-			case "metadata":
-				bit, at = 16, &tc.meta
-			default:
-				return 0, false
-			}
-			if has&bit != 0 {
-				return 0, false
-			}
-			has |= bit
-			switch bit {
-			case 2:
-				const fn = `"function"`
-				if len(h.data)-j < len(fn) || string(h.data[j:j+len(fn)]) != fn {
-					return 0, false
-				}
-				return j + len(fn), true
-			case 4:
-				var fhas uint8
-				return h.object(j, func(key []byte, k int) (int, bool) {
-					var bit uint8
-					var at *histVal
-					switch string(key) {
-					case "name":
-						bit, at = 1, &tc.name
-					case "arguments":
-						bit, at = 2, &tc.args
-					default:
-						return 0, false
-					}
-					if fhas&bit != 0 {
-						return 0, false
-					}
-					fhas |= bit
-					var ok bool
-					if *at, ok = h.scanVal(k, depth+3); !ok || !h.stringOK(at) {
-						return 0, false
-					}
-					return at.hi, true
-				})
-			}
-			var ok bool
-			if *at, ok = h.scanVal(j, depth+2); !ok {
-				return 0, false
-			}
-			if bit == 16 {
-				ok = h.data[at.lo] == '{'
-			} else {
-				ok = h.stringOK(at)
-			}
-			return at.hi, ok
-		})
-		// id, type and function are required; the function's name and
-		// arguments too, checked by its own scan: a function lacking
-		// one leaves tc.name or tc.args empty (hi == 0).
-		if !ok || has&7 != 7 || tc.name.hi == 0 || tc.args.hi == 0 {
+// toolCalls decodes an assistant message's toolCalls at data[i] == '[',
+// depth levels deep; the result is never nil.
+func (h *histScan) toolCalls(i, depth int) ([]ToolCall, bool) {
+	out := []ToolCall{}
+	_, ok := h.array(i, func(e int) (int, bool) {
+		var vals [5]histVal
+		has, end, ok := h.members(e, depth+1, toolCallShape, vals[:])
+		if !ok || has&7 != 7 || string(h.data[vals[1].lo:vals[1].hi]) != `"function"` {
 			return 0, false
 		}
-		tc.hasEnc, tc.hasMeta = has&8 != 0, has&16 != 0
-		h.tcs = append(h.tcs, tc)
-		return end, true
+		var fn [2]histVal
+		if fhas, _, ok := h.members(vals[2].lo, depth+2, functionShape, fn[:]); !ok || fhas != 3 {
+			return 0, false
+		}
+		tc := ToolCall{Type: "function"}
+		var ok1, ok2, ok3, ok4 bool
+		tc.ID, ok1 = h.str(&vals[0])
+		tc.Function.Name, ok2 = h.str(&fn[0])
+		tc.Function.Arguments, ok3 = h.str(&fn[1])
+		tc.EncryptedValue, ok4 = h.optStr(has&8 != 0, &vals[3])
+		if has&16 != 0 {
+			tc.Metadata = h.raw(&vals[4])
+		}
+		out = append(out, tc)
+		return end, ok1 && ok2 && ok3 && ok4
 	})
+	return out, ok
 }
 
 // message decodes the message at data[i] == '{', depth levels deep.
 func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 	var vals [mCount]histVal
-	var has uint16
-	h.tcs = h.tcs[:0]
-	end, ok := h.object(i, func(key []byte, v int) (int, bool) {
-		k := -1
-		for j := range messageMembers {
-			if string(key) == messageMembers[j] {
-				k = j
-				break
-			}
-		}
-		if k < 0 || has&(1<<k) != 0 {
-			return 0, false
-		}
-		has |= 1 << k
-		if k == mToolCalls {
-			end, ok := h.toolCalls(v, depth+1)
-			vals[k] = histVal{lo: v, hi: end}
-			return end, ok
-		}
-		var ok bool
-		vals[k], ok = h.scanVal(v, depth+1)
-		if !ok {
-			return 0, false
-		}
-		if stringMembers&(1<<k) != 0 && !h.stringOK(&vals[k]) {
-			return 0, false
-		}
-		return vals[k].hi, true
-	})
-	if !ok || has&(1<<mRole) == 0 || !vals[mRole].isString(h.data) || vals[mRole].esc {
+	has, end, ok := h.members(i, depth, messageShape, vals[:])
+	if !ok || has&(1<<mRole) == 0 || vals[mRole].esc {
 		return 0, false
 	}
 	role := h.data[vals[mRole].lo+1 : vals[mRole].hi-1]
@@ -379,11 +358,7 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 			return 0, false
 		}
 	}
-	if has&(1<<mMetadata) != 0 && h.data[vals[mMetadata].lo] != '{' {
-		return 0, false
-	}
-
-	m := Message{Role: Role(knownRoleOf(role))}
+	m := Message{Role: knownRoleOf(role)}
 	if m.ID, ok = h.str(&vals[mID]); !ok {
 		return 0, false
 	}
@@ -406,30 +381,16 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 		}
 	}
 	if has&(1<<mToolCalls) != 0 {
-		m.ToolCalls = make([]ToolCall, len(h.tcs))
-		for j := range h.tcs {
-			tc, out := &h.tcs[j], &m.ToolCalls[j]
-			out.Type = "function"
-			if out.ID, ok = h.str(&tc.id); !ok {
-				return 0, false
-			}
-			if out.Function.Name, ok = h.str(&tc.name); !ok {
-				return 0, false
-			}
-			if out.Function.Arguments, ok = h.str(&tc.args); !ok {
-				return 0, false
-			}
-			if out.EncryptedValue, ok = h.optStr(tc.hasEnc, &tc.enc); !ok {
-				return 0, false
-			}
-			if tc.hasMeta {
-				out.Metadata = h.raw(&tc.meta)
-			}
+		if m.ToolCalls, ok = h.toolCalls(vals[mToolCalls].lo, depth+1); !ok {
+			return 0, false
 		}
 	}
 	*out = append(*out, m)
 	return end, true
 }
+
+// partShape lists the members of a text content part.
+var partShape = &objShape{names: []string{"type", "text", "id", "metadata"}, kinds: []memberKind{kStr, kStr, kStr, kObj}}
 
 // contentParts decodes the content parts at data[i] == '[', depth levels
 // deep, and returns them encoded, as the reference rebuilds them: text
@@ -440,35 +401,8 @@ func (h *histScan) contentParts(i, depth int) (json.RawMessage, bool) {
 	w := &encoder{}
 	w.b = append(w.b, '[')
 	_, ok := h.array(i, func(e int) (int, bool) {
-		var vals [4]histVal // type, text, id, metadata
-		var has uint8
-		end, ok := h.object(e, func(key []byte, v int) (int, bool) {
-			k := -1
-			switch string(key) {
-			case "type":
-				k = 0
-			case "text":
-				k = 1
-			case "id":
-				k = 2
-			case "metadata":
-				k = 3
-			}
-			if k < 0 || has&(1<<k) != 0 {
-				return 0, false
-			}
-			has |= 1 << k
-			var ok bool
-			if vals[k], ok = h.scanVal(v, depth+2); !ok {
-				return 0, false
-			}
-			if k == 3 {
-				ok = h.data[v] == '{'
-			} else {
-				ok = h.stringOK(&vals[k])
-			}
-			return vals[k].hi, ok
-		})
+		var vals [4]histVal
+		has, end, ok := h.members(e, depth+1, partShape, vals[:])
 		if !ok || has&3 != 3 || string(h.data[vals[0].lo:vals[0].hi]) != `"text"` {
 			return 0, false
 		}
@@ -478,15 +412,11 @@ func (h *histScan) contentParts(i, depth int) (json.RawMessage, bool) {
 			return 0, false
 		}
 		p.Text = &text
-		if has&4 != 0 {
-			id, ok := h.str(&vals[2])
-			if !ok {
-				return 0, false
-			}
-			p.ID = &id
+		if p.ID, ok = h.optStr(has&4 != 0, &vals[2]); !ok {
+			return 0, false
 		}
 		if has&8 != 0 {
-			p.Metadata = h.data[vals[3].lo:vals[3].hi]
+			p.Metadata = h.data[vals[3].lo:vals[3].hi] // the encoder copies it
 		}
 		if len(w.b) > 1 {
 			w.b = append(w.b, ',')
@@ -521,177 +451,100 @@ func (h *histScan) messages(i, depth int) ([]Message, int, bool) {
 	return out, end, ok
 }
 
-// input decodes the RunAgentInput at data[i] == '{', depth levels deep.
+// Members of a RunAgentInput, by index, and of its tools and context.
+const (
+	inThreadID = iota
+	inRunID
+	inParentRunID
+	inProtocolVersion
+	inState
+	inMessages
+	inTools
+	inContext
+	inForwardedProps
+	inCount
+)
+
+var (
+	inputShape = &objShape{
+		names: []string{"threadId", "runId", "parentRunId", "protocolVersion", "state", "messages", "tools", "context", "forwardedProps"},
+		kinds: []memberKind{kStr, kStr, kStr, kStr, kVal, kArr, kArr, kArr, kVal},
+	}
+	toolShape = &objShape{
+		names: []string{"name", "description", "parameters", "metadata"},
+		kinds: []memberKind{kStr, kStr, kVal, kObj},
+	}
+	contextShape = &objShape{names: []string{"description", "value"}, kinds: []memberKind{kStr, kStr}}
+)
+
+// input decodes the RunAgentInput at data[i] == '{', depth levels deep. A
+// resume is left to the reference path.
 func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
+	var vals [inCount]histVal
+	has, end, ok := h.members(i, depth, inputShape, vals[:])
+	const required = 1<<inThreadID | 1<<inRunID | 1<<inMessages
+	if !ok || has&required != required {
+		return nil, 0, false
+	}
 	in := &RunAgentInput{}
-	var has uint16
-	var strs [4]histVal // threadId, runId, parentRunId, protocolVersion
-	end, ok := h.object(i, func(key []byte, v int) (int, bool) {
-		var bit uint16
-		switch string(key) {
-		case "threadId":
-			bit = 1
-		case "runId":
-			bit = 2
-		case "parentRunId":
-			bit = 4
-		case "protocolVersion":
-			bit = 8
-		case "state":
-			bit = 16
-		case "messages":
-			bit = 32
-		case "tools":
-			bit = 64
-		case "context":
-			bit = 128
-		case "forwardedProps":
-			bit = 256
-		default:
-			return 0, false // resume, or a member the reference warns about
-		}
-		if has&bit != 0 {
-			return 0, false
-		}
-		has |= bit
-		switch bit {
-		case 1, 2, 4, 8:
-			k := bits.TrailingZeros16(bit)
-			var ok bool
-			if strs[k], ok = h.scanVal(v, depth+1); !ok || !h.stringOK(&strs[k]) {
+	var ok1, ok2, ok3, ok4 bool
+	in.ThreadID, ok1 = h.str(&vals[inThreadID])
+	in.RunID, ok2 = h.str(&vals[inRunID])
+	in.ParentRunID, ok3 = h.optStr(has&(1<<inParentRunID) != 0, &vals[inParentRunID])
+	in.ProtocolVersion, ok4 = h.optStr(has&(1<<inProtocolVersion) != 0, &vals[inProtocolVersion])
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, 0, false
+	}
+	if has&(1<<inState) != 0 {
+		in.State = h.raw(&vals[inState])
+	}
+	if has&(1<<inForwardedProps) != 0 {
+		in.ForwardedProps = h.raw(&vals[inForwardedProps])
+	}
+	if in.Messages, _, ok = h.messages(vals[inMessages].lo, depth+1); !ok {
+		return nil, 0, false
+	}
+	if has&(1<<inTools) != 0 {
+		if _, ok = h.array(vals[inTools].lo, func(e int) (int, bool) {
+			var tv [4]histVal
+			thas, end, ok := h.members(e, depth+2, toolShape, tv[:])
+			if !ok || thas&3 != 3 {
 				return 0, false
 			}
-			return strs[k].hi, true
-		case 16, 256:
-			val, ok := h.scanVal(v, depth+1)
-			if !ok || h.data[v] == 'n' { // null: a legacy null the reference warns about
-				return 0, false
+			var t Tool
+			var ok1, ok2 bool
+			t.Name, ok1 = h.str(&tv[0])
+			t.Description, ok2 = h.str(&tv[1])
+			if thas&4 != 0 {
+				t.Parameters = h.raw(&tv[2])
 			}
-			if bit == 16 {
-				in.State = h.raw(&val)
-			} else {
-				in.ForwardedProps = h.raw(&val)
+			if thas&8 != 0 {
+				t.Metadata = h.raw(&tv[3])
 			}
-			return val.hi, true
-		case 32:
-			var end int
-			var ok bool
-			in.Messages, end, ok = h.messages(v, depth+1)
-			return end, ok
-		case 64:
-			return h.array(v, func(e int) (int, bool) { return h.tool(e, depth+2, in) })
-		default: // 128
-			return h.array(v, func(e int) (int, bool) { return h.context(e, in) })
-		}
-	})
-	if !ok || has&(1|2|32) != 1|2|32 {
-		return nil, 0, false
-	}
-	if in.ThreadID, ok = h.str(&strs[0]); !ok {
-		return nil, 0, false
-	}
-	if in.RunID, ok = h.str(&strs[1]); !ok {
-		return nil, 0, false
-	}
-	for k, to := range [...]**string{2: &in.ParentRunID, 3: &in.ProtocolVersion} {
-		if to == nil || has&(1<<k) == 0 {
-			continue
-		}
-		s, ok := h.str(&strs[k])
-		if !ok {
+			in.Tools = append(in.Tools, t)
+			return end, ok1 && ok2
+		}); !ok {
 			return nil, 0, false
 		}
-		*to = &s
+	}
+	if has&(1<<inContext) != 0 {
+		if _, ok = h.array(vals[inContext].lo, func(e int) (int, bool) {
+			var cv [2]histVal
+			chas, end, ok := h.members(e, depth+2, contextShape, cv[:])
+			if !ok || chas != 3 {
+				return 0, false
+			}
+			var c Context
+			var ok1, ok2 bool
+			c.Description, ok1 = h.str(&cv[0])
+			c.Value, ok2 = h.str(&cv[1])
+			in.Context = append(in.Context, c)
+			return end, ok1 && ok2
+		}); !ok {
+			return nil, 0, false
+		}
 	}
 	return in, end, true
-}
-
-// tool decodes a Tool of the input's tools.
-func (h *histScan) tool(i, depth int, in *RunAgentInput) (int, bool) {
-	var vals [4]histVal // name, description, parameters, metadata
-	var has uint8
-	end, ok := h.object(i, func(key []byte, v int) (int, bool) {
-		k := -1
-		switch string(key) {
-		case "name":
-			k = 0
-		case "description":
-			k = 1
-		case "parameters":
-			k = 2
-		case "metadata":
-			k = 3
-		}
-		if k < 0 || has&(1<<k) != 0 {
-			return 0, false
-		}
-		has |= 1 << k
-		var ok bool
-		if vals[k], ok = h.scanVal(v, depth+1); !ok {
-			return 0, false
-		}
-		switch c := h.data[v]; k {
-		case 0, 1:
-			ok = h.stringOK(&vals[k])
-		case 2:
-			ok = c != 'n' // null: a legacy null the reference warns about
-		case 3:
-			ok = c == '{'
-		}
-		return vals[k].hi, ok
-	})
-	if !ok || has&3 != 3 {
-		return 0, false
-	}
-	var t Tool
-	if t.Name, ok = h.str(&vals[0]); !ok {
-		return 0, false
-	}
-	if t.Description, ok = h.str(&vals[1]); !ok {
-		return 0, false
-	}
-	if has&4 != 0 {
-		t.Parameters = h.raw(&vals[2])
-	}
-	if has&8 != 0 {
-		t.Metadata = h.raw(&vals[3])
-	}
-	in.Tools = append(in.Tools, t)
-	return end, true
-}
-
-// context decodes a Context of the input's context.
-func (h *histScan) context(i int, in *RunAgentInput) (int, bool) {
-	var vals [2]histVal // description, value
-	var has uint8
-	end, ok := h.object(i, func(key []byte, v int) (int, bool) {
-		k := -1
-		switch string(key) {
-		case "description":
-			k = 0
-		case "value":
-			k = 1
-		}
-		if k < 0 || has&(1<<k) != 0 || h.data[v] != '"' {
-			return 0, false
-		}
-		has |= 1 << k
-		var ok bool
-		vals[k], ok = h.scanVal(v, 0)
-		return vals[k].hi, ok && h.stringOK(&vals[k])
-	})
-	if !ok || has != 3 {
-		return 0, false
-	}
-	var c Context
-	if c.Description, ok = h.str(&vals[0]); !ok {
-		return 0, false
-	}
-	if c.Value, ok = h.str(&vals[1]); !ok {
-		return 0, false
-	}
-	in.Context = append(in.Context, c)
-	return end, true
 }
 
 // decodeHistoryFast decodes RUN_STARTED (with or without its input) and
