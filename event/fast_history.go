@@ -18,8 +18,8 @@ import (
 // without surrogate escapes, no null, no member the reference does not ask
 // for (it would warn, G20), and messages of a known role whose content is a
 // string (an object for activity). It leaves to the reference path (returns
-// ok false) rawEvent, metadata and subagentRunId on the event itself, the
-// input's resume, content parts other than text (the reference rebuilds
+// ok false) rawEvent, metadata and subagentRunId on the event itself,
+// content parts other than text (the reference rebuilds
 // content parts: this path rebuilds text parts with the same encoder), and
 // anything else unusual. What the event holds is copied from the input:
 // short strings in shared chunks, each raw value (a message's content, its
@@ -462,23 +462,27 @@ const (
 	inTools
 	inContext
 	inForwardedProps
+	inResume
 	inCount
 )
 
 var (
 	inputShape = &objShape{
-		names: []string{"threadId", "runId", "parentRunId", "protocolVersion", "state", "messages", "tools", "context", "forwardedProps"},
-		kinds: []memberKind{kStr, kStr, kStr, kStr, kVal, kArr, kArr, kArr, kVal},
+		names: []string{"threadId", "runId", "parentRunId", "protocolVersion", "state", "messages", "tools", "context", "forwardedProps", "resume"},
+		kinds: []memberKind{kStr, kStr, kStr, kStr, kVal, kArr, kArr, kArr, kVal, kArr},
 	}
 	toolShape = &objShape{
 		names: []string{"name", "description", "parameters", "metadata"},
 		kinds: []memberKind{kStr, kStr, kVal, kObj},
 	}
 	contextShape = &objShape{names: []string{"description", "value"}, kinds: []memberKind{kStr, kStr}}
+	resumeShape  = &objShape{
+		names: []string{"interruptId", "status", "payload", "metadata"},
+		kinds: []memberKind{kStr, kStr, kVal, kObj},
+	}
 )
 
-// input decodes the RunAgentInput at data[i] == '{', depth levels deep. A
-// resume is left to the reference path.
+// input decodes the RunAgentInput at data[i] == '{', depth levels deep.
 func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 	var vals [inCount]histVal
 	has, end, ok := h.members(i, depth, inputShape, vals[:])
@@ -540,6 +544,36 @@ func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 			c.Value, ok2 = h.str(&cv[1])
 			in.Context = append(in.Context, c)
 			return end, ok1 && ok2
+		}); !ok {
+			return nil, 0, false
+		}
+	}
+	if has&(1<<inResume) != 0 {
+		in.Resume = []ResumeEntry{}
+		if _, ok = h.array(vals[inResume].lo, func(e int) (int, bool) {
+			var rv [4]histVal
+			rhas, end, ok := h.members(e, depth+2, resumeShape, rv[:])
+			if !ok || rhas&3 != 3 {
+				return 0, false
+			}
+			var r ResumeEntry
+			switch string(h.data[rv[1].lo:rv[1].hi]) {
+			case `"` + ResumeResolved + `"`:
+				r.Status = ResumeResolved
+			case `"` + ResumeCancelled + `"`:
+				r.Status = ResumeCancelled
+			default:
+				return 0, false
+			}
+			r.InterruptID, ok = h.str(&rv[0])
+			if rhas&4 != 0 {
+				r.Payload = h.raw(&rv[2])
+			}
+			if rhas&8 != 0 {
+				r.Metadata = h.raw(&rv[3])
+			}
+			in.Resume = append(in.Resume, r)
+			return end, ok
 		}); !ok {
 			return nil, 0, false
 		}

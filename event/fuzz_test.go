@@ -129,6 +129,8 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"","name":"g"}}],"id":"b"}]}`,
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r2","timestamp":9,"protocolVersion":"1","parentRunId":"r1","input":{"threadId":"t","runId":"r2","parentRunId":"r1","protocolVersion":"1","state":{"a":[1,{"b":null}]},"messages":[{"id":"u","role":"user","content":"hi"},{"id":"a","role":"assistant","content":"yo","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"q\":1}"}}]},{"id":"t","role":"tool","toolCallId":"c","content":"r"}],"tools":[{"name":"f","description":"d","parameters":{"type":"object"},"metadata":{}}],"context":[{"description":"d","value":"v"}],"forwardedProps":"x"}}`,
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[],"state":null,"resume":[{"interruptId":"i","status":"resolved"}]}}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"resolved","payload":[1],"metadata":{"m":"\u00e9"}},{"interruptId":"j","status":"cancelled"}]}}`,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[]}}`,
 		`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"\ud83d\ude00","role":"user","content":"\ud800"}],"tools":[{"name":"f","description":"d","parameters":null}]}}`,
 		`{"type":"TEXT_MESSAGE_END","messageId":"m"`,
 		`{"type":"TEXT_MESSAGE_END" ,"messageId":"m"} `,
