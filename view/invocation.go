@@ -3,11 +3,11 @@ package view
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/agview/agview/internal/jsonstr"
 	"iter"
 	"slices"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/internal/jsonstr"
 	"github.com/agview/agview/internal/model"
 )
 

@@ -98,8 +98,11 @@ func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
 	c.Msgs = c.Msgs.Set(id, r)
 }
 
-// DropMsgLoc records that message id is no longer in the list, keeping its
-// owner; c must be a private copy.
+// DropMsgLoc records that message id no longer lives anywhere, keeping its
+// owner; c must be a private copy. The message must not be in the list (the
+// reducer drops only messages a snapshot left out of the list it rebuilt):
+// its record leaves any chain it was part of unlinked, and a record with no
+// owner is deleted.
 func (c *Cold) DropMsgLoc(id string) {
 	r, ok := c.Msgs.Get(id)
 	switch {
