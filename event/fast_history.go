@@ -57,43 +57,32 @@ func (h *histScan) scanVal(i, depth int) (histVal, bool) {
 	return histVal{lo: i, hi: end}, ok
 }
 
-// object scans the object at data[i] == '{', calling fn with each member's
-// name (free of escapes) and the index of its value; fn returns the index
-// just past the value. object returns the index just past the object.
-func (h *histScan) object(i int, fn func(key []byte, v int) (int, bool)) (int, bool) {
+// items scans the object or array opening at data[i] == open and closing
+// with closer, calling item at the first byte of each member or element;
+// item returns the index just past it. items returns the index just past
+// the closer.
+func (h *histScan) items(i int, open, closer byte, item func(j int) (int, bool)) (int, bool) {
 	data := h.data
-	if i >= len(data) || data[i] != '{' {
+	if i >= len(data) || data[i] != open {
 		return 0, false
 	}
 	i = wire.SkipWS(data, i+1)
-	if i < len(data) && data[i] == '}' {
+	if i < len(data) && data[i] == closer {
 		return i + 1, true
 	}
 	for {
-		if i >= len(data) || data[i] != '"' {
-			return 0, false
-		}
-		ks, ok := wire.ScanString(data, i)
-		if !ok || ks.Escaped {
-			return 0, false
-		}
-		key := data[i+1 : ks.End-1]
-		i = wire.SkipWS(data, ks.End)
-		if i >= len(data) || data[i] != ':' {
-			return 0, false
-		}
-		i = wire.SkipWS(data, i+1)
+		var ok bool
 		if i >= len(data) {
 			return 0, false
 		}
-		if i, ok = fn(key, i); !ok {
+		if i, ok = item(i); !ok {
 			return 0, false
 		}
 		i = wire.SkipWS(data, i)
 		if i >= len(data) {
 			return 0, false
 		}
-		if data[i] == '}' {
+		if data[i] == closer {
 			return i + 1, true
 		}
 		if data[i] != ',' {
@@ -103,37 +92,41 @@ func (h *histScan) object(i int, fn func(key []byte, v int) (int, bool)) (int, b
 	}
 }
 
+// object scans the object at data[i] == '{', calling fn with each member's
+// name (free of escapes) and the index of its value; fn returns the index
+// just past the value. object returns the index just past the object.
+func (h *histScan) object(i int, fn func(key []byte, v int) (int, bool)) (int, bool) {
+	data := h.data
+	return h.items(i, '{', '}', func(j int) (int, bool) {
+		if data[j] != '"' {
+			return 0, false
+		}
+		ks, ok := wire.ScanString(data, j)
+		if !ok || ks.Escaped {
+			return 0, false
+		}
+		key := data[j+1 : ks.End-1]
+		j = wire.SkipWS(data, ks.End)
+		if j >= len(data) || data[j] != ':' {
+			return 0, false
+		}
+		v := wire.SkipWS(data, j+1)
+		if v >= len(data) {
+			return 0, false
+		}
+		return fn(key, v)
+	})
+}
+
 // array scans the array at data[i] == '[' whose elements are all objects,
 // calling fn with the index of each; fn returns the index just past it.
 func (h *histScan) array(i int, fn func(v int) (int, bool)) (int, bool) {
-	data := h.data
-	if i >= len(data) || data[i] != '[' {
-		return 0, false
-	}
-	i = wire.SkipWS(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(data) || data[i] != '{' {
+	return h.items(i, '[', ']', func(j int) (int, bool) {
+		if h.data[j] != '{' {
 			return 0, false
 		}
-		var ok bool
-		if i, ok = fn(i); !ok {
-			return 0, false
-		}
-		i = wire.SkipWS(data, i)
-		if i >= len(data) {
-			return 0, false
-		}
-		if data[i] == ']' {
-			return i + 1, true
-		}
-		if data[i] != ',' {
-			return 0, false
-		}
-		i = wire.SkipWS(data, i+1)
-	}
+		return fn(j)
+	})
 }
 
 // stringOK reports whether v is a string literal the fast path decodes:
@@ -203,6 +196,14 @@ func (h *histScan) optStr(has bool, v *histVal) (*string, bool) {
 // slotChunk is how many optional strings (a message's name, tag, …) share
 // one allocation.
 const slotChunk = 32
+
+// optRaw is raw for an optional member: nil when absent.
+func (h *histScan) optRaw(has bool, v *histVal) json.RawMessage {
+	if !has {
+		return nil
+	}
+	return h.raw(v)
+}
 
 // raw returns a copy of the value v, in its own allocation.
 func (h *histScan) raw(v *histVal) json.RawMessage {
@@ -331,9 +332,7 @@ func (h *histScan) toolCalls(i, depth int) ([]ToolCall, bool) {
 		tc.Function.Name, ok2 = h.str(&fn[0])
 		tc.Function.Arguments, ok3 = h.str(&fn[1])
 		tc.EncryptedValue, ok4 = h.optStr(has&8 != 0, &vals[3])
-		if has&16 != 0 {
-			tc.Metadata = h.raw(&vals[4])
-		}
+		tc.Metadata = h.optRaw(has&16 != 0, &vals[4])
 		out = append(out, tc)
 		return end, ok1 && ok2 && ok3 && ok4
 	})
@@ -369,9 +368,7 @@ func (h *histScan) message(i, depth int, out *[]Message) (int, bool) {
 	} else if has&(1<<mContent) != 0 {
 		m.Content = h.raw(&vals[mContent])
 	}
-	if has&(1<<mMetadata) != 0 {
-		m.Metadata = h.raw(&vals[mMetadata])
-	}
+	m.Metadata = h.optRaw(has&(1<<mMetadata) != 0, &vals[mMetadata])
 	for _, f := range [...]struct {
 		k  int
 		to **string
@@ -499,12 +496,8 @@ func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return nil, 0, false
 	}
-	if has&(1<<inState) != 0 {
-		in.State = h.raw(&vals[inState])
-	}
-	if has&(1<<inForwardedProps) != 0 {
-		in.ForwardedProps = h.raw(&vals[inForwardedProps])
-	}
+	in.State = h.optRaw(has&(1<<inState) != 0, &vals[inState])
+	in.ForwardedProps = h.optRaw(has&(1<<inForwardedProps) != 0, &vals[inForwardedProps])
 	if in.Messages, _, ok = h.messages(vals[inMessages].lo, depth+1); !ok {
 		return nil, 0, false
 	}
@@ -519,12 +512,8 @@ func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 			var ok1, ok2 bool
 			t.Name, ok1 = h.str(&tv[0])
 			t.Description, ok2 = h.str(&tv[1])
-			if thas&4 != 0 {
-				t.Parameters = h.raw(&tv[2])
-			}
-			if thas&8 != 0 {
-				t.Metadata = h.raw(&tv[3])
-			}
+			t.Parameters = h.optRaw(thas&4 != 0, &tv[2])
+			t.Metadata = h.optRaw(thas&8 != 0, &tv[3])
 			in.Tools = append(in.Tools, t)
 			return end, ok1 && ok2
 		}); !ok {
@@ -566,12 +555,8 @@ func (h *histScan) input(i, depth int) (*RunAgentInput, int, bool) {
 				return 0, false
 			}
 			r.InterruptID, ok = h.str(&rv[0])
-			if rhas&4 != 0 {
-				r.Payload = h.raw(&rv[2])
-			}
-			if rhas&8 != 0 {
-				r.Metadata = h.raw(&rv[3])
-			}
+			r.Payload = h.optRaw(rhas&4 != 0, &rv[2])
+			r.Metadata = h.optRaw(rhas&8 != 0, &rv[3])
 			in.Resume = append(in.Resume, r)
 			return end, ok
 		}); !ok {
