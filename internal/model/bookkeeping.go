@@ -2,6 +2,7 @@ package model
 
 import (
 	"iter"
+	"math"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
@@ -219,6 +220,19 @@ func (c *Cold) listInsert(at, id string, r MsgRec) {
 
 // ListReset empties the list; c must be a private copy.
 func (c *Cold) ListReset() {
+	if c.List.gen == math.MaxUint32 {
+		// The generations are used up (after 2³² resets): unlist every
+		// record once, so that no stale one reads as listed when they start
+		// again from zero.
+		for id, r := range c.Msgs.All() {
+			if r.listed {
+				r.listed, r.gen, r.after = false, 0, ""
+				c.Msgs = c.Msgs.Set(id, r)
+			}
+		}
+		c.List = List{}
+		return
+	}
 	c.List = List{gen: c.List.gen + 1}
 }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -72,4 +73,28 @@ func TestList(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestListGenerationsWrap: when the generations of ListReset are used up,
+// no record listed in an older generation reads as listed again.
+func TestListGenerationsWrap(t *testing.T) {
+	c := &Cold{Rest: &Rest{}}
+	c.List.gen = math.MaxUint32 - 1
+	for _, id := range []string{"a", "b"} {
+		r, _ := c.Msgs.Get(id)
+		c.PutMsg(id, r, nil, Loc{Inv: -1}, true, "")
+	}
+	c.ListReset() // gen MaxUint32
+	r, _ := c.Msgs.Get("a")
+	c.PutMsg("a", r, nil, Loc{Inv: -1}, true, "")
+	c.ListReset() // wraps to generation 0
+	// The resets in between change nothing but the generation: jump to the
+	// one "b" was listed in.
+	c.List.gen = math.MaxUint32 - 1
+	if c.Listed("a") || c.Listed("b") {
+		t.Fatalf("a record listed before the generations wrapped reads as listed: a %v, b %v", c.Listed("a"), c.Listed("b"))
+	}
+	if got := slices.Collect(c.ListAll()); len(got) != 0 {
+		t.Fatalf("list %v, want empty", got)
+	}
 }
