@@ -157,7 +157,13 @@ func (r *recorder) events(ctx context.Context, runner transport.Runner, in *even
 				}
 			}
 			if len(r.recs) > 0 {
-				_, err := r.w.Append(ctx, r.recs...)
+				// These events arrived and will be folded: they are appended
+				// even when the run has just been cancelled or stopped
+				// (bounded like the run's end), so that nothing folded is
+				// missing from the journal.
+				actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), endTimeout)
+				_, err := r.w.Append(actx, r.recs...)
+				acancel()
 				r.report(err)
 			}
 			for _, it := range b.items {
