@@ -25,11 +25,11 @@ type OwnerRec struct {
 
 // MsgRec is what a state records about one message id: its owner, kept for
 // the whole stream (docs/protocol.md G6), where the message lives while it
-// is in the list, and where it is in the list (see List). All of it sits in one record, in
-// one map, so that a new message costs one map insertion and no entry
-// elsewhere; the location is held in 32-bit integers to keep the record
-// small (a node never holds 2³¹ messages: each costs far more than a byte of
-// input).
+// is placed in an invocation, and where it is in the list (see List). All
+// of it sits in one record, in one map, so that a new message costs one map
+// insertion and no entry elsewhere; the location is held in 32-bit integers
+// to keep the record small (a node never holds 2³¹ messages: each costs far
+// more than a byte of input).
 type MsgRec struct {
 	owner    string // the owner's id, when ownerSub (a subagent)
 	after    string // the message inserted right after this one (see List), or ""
@@ -54,7 +54,7 @@ func (r MsgRec) Owner() (OwnerRec, bool) {
 	return OwnerRec{Owner: Owner{Sub: r.ownerSub, ID: r.owner}, Kind: r.kind, Replayed: r.replayed}, r.owned
 }
 
-// Loc returns where the message lives, and false when it is not in the list.
+// Loc returns where the message lives, and false when it is placed nowhere.
 func (r MsgRec) Loc() (Loc, bool) { return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.placed }
 
 // MsgOwner returns the recorded owner of message id.
@@ -63,8 +63,8 @@ func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
 	return r.Owner()
 }
 
-// MsgLoc returns where message id lives, and false when it is not in the
-// list.
+// MsgLoc returns where message id lives, and false when it is placed
+// nowhere.
 func (c *Cold) MsgLoc(id string) (Loc, bool) {
 	r, _ := c.Msgs.Get(id)
 	return r.Loc()
@@ -125,7 +125,8 @@ func (c *Cold) DropMsgLoc(id string) {
 // own record, and inserting two record updates; Listed and ListNext are
 // O(log n), ListLen O(1), and iterating one map lookup per message.
 // ListReset empties the list in O(1): records listed before belong to an
-// older generation and read as not listed.
+// older generation and read as not listed (once every 2³² resets, when the
+// generations wrap, it unlists every record).
 type List struct {
 	ids persist.Vector[string]
 	n   int
