@@ -500,6 +500,12 @@ func TestBrowserScroll(t *testing.T) {
 	assert.Empty(t, s.Below, "nothing is below the end: %+v", s)
 	next("More.")
 	s = timeline(35)
+	// The page scrolls a followed timeline at the next animation frame
+	// after new content (stickSoon): give it a few frames.
+	for deadline := time.Now().Add(2 * time.Second); s.Top+s.Client < s.Height-8 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		s = timeline(35)
+	}
 	assert.GreaterOrEqual(t, s.Top+s.Client, s.Height-8, "a timeline scrolled to its end follows new content: %+v", s)
 	assert.Regexp(t, `^↑ \d+ earlier$`, s.Above, "the timeline says more is above: %+v", s)
 	assert.Empty(t, s.Below, "nothing is below the end: %+v", s)
@@ -508,6 +514,13 @@ func TestBrowserScroll(t *testing.T) {
 	scroll("120")
 	s = timeline(35)
 	require.Equal(t, 120, s.Top)
+	// The page learns of the scroll from its scroll event, a frame later:
+	// wait until it shows what is below before new content comes.
+	for deadline := time.Now().Add(2 * time.Second); s.Below == "" && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		s = timeline(35)
+	}
+	require.NotEmpty(t, s.Below, "the page saw the scroll: %+v", s)
 	next("Even more.")
 	s = timeline(39)
 	assert.Equal(t, 120, s.Top, "a timeline the user scrolled up does not move: %+v", s)
