@@ -51,18 +51,11 @@ func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after str
 	key := f.invFor(tagOwner(m.Info.Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
-	if owner != nil {
-		rec := *owner
-		if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
-			rec.Owner.ID = id // the node's copy: one string per invocation, not per message
-		}
-		owner = &rec
-	}
 	if prev == nil {
 		r, _ := f.st.Cold.Msgs.Get(m.ID)
 		prev = &r
 	}
-	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list, after)
+	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list, after, f.writeRest)
 	return loc
 }
 
@@ -268,7 +261,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	if exists && m.Kind() != k.kind {
 		return f.violation("A1", "%s for '%s', which names a %s; one id names one message of one kind", k.start, id, m.Kind())
 	}
-	rec, known := idx.Owner()
+	rec, known := f.st.Cold.RecOwner(idx)
 	owner := tag
 	if o, ok := k.ownerOf(f, id, rec, known); ok {
 		if tag.Sub && tag != o {
@@ -282,7 +275,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	}
 	if exists {
 		if record != nil {
-			f.writeCold().SetMsgOwner(id, *record)
+			f.writeCold().SetMsgOwner(id, *record, f.writeRest)
 		}
 		f.reopen(m, loc, meta)
 	} else {
@@ -764,7 +757,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 		c.Info.Tag = tag.Tag()
 		c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
-		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity}, f.writeRest)
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()

@@ -54,7 +54,7 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 func (f *folder) own(hm *event.Message, overwrite bool) {
 	owner := tagOwner(hm.Subagent)
 	if _, known := f.st.Cold.MsgOwner(hm.ID); overwrite || !known {
-		f.writeCold().SetMsgOwner(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
+		f.writeCold().SetMsgOwner(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true}, f.writeRest)
 	}
 	for _, tc := range hm.ToolCalls {
 		if _, known := f.st.Cold.CallOwner.Get(tc.ID); overwrite || !known {
