@@ -440,7 +440,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	if _, open := f.st.Cold.Scope.OpenTool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}
-	rec, known := f.st.Cold.CallOwner.Get(id)
+	rec, known := f.st.Cold.CallOwner(id)
 	var pm model.OwnerRec
 	pmKnown := false
 	if parentMsg != nil {
@@ -475,7 +475,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		owner = model.Parent
 	}
 	if !known {
-		f.writeCold().CallOwner = f.st.Cold.CallOwner.Set(id, owner)
+		f.writeCold().SetCallOwner(id, owner, f.writeRest)
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
@@ -706,7 +706,7 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 	val := e.EncryptedValue
 	switch e.Subtype {
 	case event.EncryptedToolCall:
-		if rec, ok := f.st.Cold.CallOwner.Get(e.EntityID); ok && tag.Sub && tag != rec {
+		if rec, ok := f.st.Cold.CallOwner(e.EntityID); ok && tag.Sub && tag != rec {
 			return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Quoted())
 		}
 		if holder, loc, idx, ok := f.call(e.EntityID); ok {

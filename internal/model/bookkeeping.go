@@ -116,6 +116,19 @@ func (r MsgRec) Loc() (Loc, bool) {
 	return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.flags&recPlaced != 0
 }
 
+// CallOwner returns the recorded owner of tool call id, and false when none
+// is recorded.
+func (c *Cold) CallOwner(id string) (Owner, bool) {
+	r, ok := c.callOwners.Get(id)
+	return c.owner(r), ok
+}
+
+// SetCallOwner records o as the owner of tool call id; c must be a private
+// copy, and rest is as for PutMsg.
+func (c *Cold) SetCallOwner(id string, o Owner, rest func() *Rest) {
+	c.callOwners = c.callOwners.Set(id, c.ref(o, rest))
+}
+
 // MsgOwner returns the recorded owner of message id.
 func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
 	r, _ := c.Msgs.Get(id)
@@ -435,9 +448,11 @@ type Cold struct {
 	// ResultAfter: assistant message id → the last tool result inserted
 	// after it (a hint: the tool messages up to it follow the message).
 	ResultAfter persist.Map[string]
-	// CallOwner: the owners of tool calls, kept for the whole stream
-	// (docs/protocol.md G6); message owners are in Msgs.
-	CallOwner persist.Map[Owner]
+	// callOwners: the owners of tool calls, kept for the whole stream
+	// (docs/protocol.md G6), as ownerRefs: a 32-byte map entry where an
+	// Owner made a 48-byte one. Read and write it with CallOwner and
+	// SetCallOwner; message owners are in Msgs.
+	callOwners persist.Map[ownerRef]
 
 	Rest *Rest
 }
