@@ -61,12 +61,23 @@ const (
 
 // ownerRef is an owner as the bookkeeping records hold it: 0 for the
 // parent agent, and i+1 for the subagent whose id is the owner table's
-// entry i (Rest.ownerIDs). It takes 4 bytes where an Owner takes 24 (a
+// entry i (see ownerTable). It takes 4 bytes where an Owner takes 24 (a
 // bool and a string header) and holds no pointer. Every owner id recorded
 // is in the table, whether or not an invocation node of that id exists
 // (history may name owners the stream never starts), and stays there for
 // the whole stream, so a record reads back the owner it was given.
 type ownerRef uint32
+
+// ownerTable is the owner table of a state: every subagent id a message
+// or tool call owner was recorded for, in the order first recorded (ids,
+// see ownerRef), and each id's ownerRef (refs). It is never written once a
+// Rest points to it. Rest holds it behind a pointer to stay in its
+// allocator size class (288 bytes): a Rest is copied whenever a node leaves
+// the hot groups, and the table changes only when an owner is new.
+type ownerTable struct {
+	ids  persist.Vector[string]
+	refs persist.Map[ownerRef]
+}
 
 // ref returns o's ownerRef, adding its id to the owner table when it is
 // not in it: rest returns the rest of the cold part as a private copy and
@@ -75,13 +86,20 @@ func (c *Cold) ref(o Owner, rest func() *Rest) ownerRef {
 	if !o.Sub {
 		return 0
 	}
-	if r, ok := c.Rest.ownerRefs.Get(o.ID); ok {
-		return r
+	old := c.Rest.owners
+	if old != nil {
+		if r, ok := old.refs.Get(o.ID); ok {
+			return r
+		}
 	}
-	r := rest()
-	r.ownerIDs = r.ownerIDs.Append(o.ID)
-	ref := ownerRef(r.ownerIDs.Len())
-	r.ownerRefs = r.ownerRefs.Set(o.ID, ref)
+	t := new(ownerTable)
+	if old != nil {
+		*t = *old
+	}
+	t.ids = t.ids.Append(o.ID)
+	ref := ownerRef(t.ids.Len())
+	t.refs = t.refs.Set(o.ID, ref)
+	rest().owners = t
 	return ref
 }
 
@@ -90,7 +108,7 @@ func (c *Cold) owner(ref ownerRef) Owner {
 	if ref == 0 {
 		return Parent
 	}
-	return Owner{Sub: true, ID: c.Rest.ownerIDs.At(int(ref) - 1)}
+	return Owner{Sub: true, ID: c.Rest.owners.ids.At(int(ref) - 1)}
 }
 
 // setOwner records o in r.
@@ -211,8 +229,8 @@ type List struct {
 	// MsgRec, whose every byte is paid per message, as few messages are
 	// inserted.
 	after persist.Map[string]
-	n     int
-	gen   uint32
+	n     int32  // the number of messages (less than 2³¹, as MsgRec's locations)
+	gen   uint32 // the generation of the records listed
 }
 
 // Listed reports whether message id is in the list.
@@ -224,7 +242,7 @@ func (c *Cold) Listed(id string) bool {
 func (c *Cold) listed(r MsgRec) bool { return r.flags&recListed != 0 && r.gen == c.List.gen }
 
 // ListLen returns the number of messages in the list.
-func (c *Cold) ListLen() int { return c.List.n }
+func (c *Cold) ListLen() int { return int(c.List.n) }
 
 // ListNext returns the id of the message after message id in the list, and
 // false when id is the last or not in the list.
@@ -474,11 +492,8 @@ type Rest struct {
 
 	InvIDs persist.Map[int] // subagent id → its latest node
 
-	// The owner table: every subagent id a message or tool call owner was
-	// recorded for, in the order first recorded (see ownerRef), and each
-	// id's ownerRef.
-	ownerIDs  persist.Vector[string]
-	ownerRefs persist.Map[ownerRef]
+	// owners is the owner table (see ownerRef); nil when empty.
+	owners *ownerTable
 	// invs are the subagent nodes by key, stale for the keys in State.hot.
 	invs persist.Vector[*Inv]
 

@@ -40,6 +40,17 @@ func TestBookkeepingSizes(t *testing.T) {
 				"there is one for every message or tool call of the stream", c.name, c.size, c.entry, c.max, c.maxEnt)
 		}
 	}
+	// Cold is copied by nearly every fold and Rest whenever a node leaves
+	// the hot groups: each copy is an allocation of its size class.
+	for _, c := range []struct {
+		name string
+		size uintptr
+	}{{"Cold", unsafe.Sizeof(Cold{})}, {"Rest", unsafe.Sizeof(Rest{})}} {
+		if c.size > 288 {
+			t.Errorf("%s is %d bytes; keep it at most 288 (a size class of the allocator): a state change copies it, "+
+				"and the next class is 320 bytes (put rarely changed fields behind a pointer, as Rest.owners)", c.name, c.size)
+		}
+	}
 	if p := pointerField(reflect.TypeFor[MsgRec]()); p != "" {
 		t.Errorf("MsgRec.%s holds a pointer: the record is pointer-free, so that the garbage collector scans only the key of a message index entry", p)
 	}
