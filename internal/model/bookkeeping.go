@@ -31,7 +31,7 @@ type OwnerRec struct {
 //
 // The record is 24 bytes and holds no pointer, so that its map entry (the
 // key's 8-byte hash and 16-byte string header, then the record) is 48
-// bytes, a size class of its own, and holds one pointer, the key: the
+// bytes, an allocator size class, and holds one pointer, the key: the
 // garbage collector scans one word of it. There is one entry per message id
 // of the stream, so every byte here is paid per message. The owner is an
 // ownerRef into the state's owner table instead of a string; the message
@@ -60,8 +60,9 @@ const (
 )
 
 // ownerRef is an owner as the bookkeeping records hold it: 0 for the
-// parent agent, and i+1 for the subagent whose id is the owner table's
-// entry i (see ownerTable). It takes 4 bytes where an Owner takes 24 (a
+// parent agent (an Owner whose Sub is false, whatever its ID, as for
+// Owner.Key), and i+1 for the subagent whose id is the owner table's entry
+// i (see ownerTable). It takes 4 bytes where an Owner takes 24 (a
 // bool and a string header) and holds no pointer. Every owner id recorded
 // is in the table, whether or not an invocation node of that id exists
 // (history may name owners the stream never starts), and stays there for
