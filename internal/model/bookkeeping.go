@@ -347,8 +347,10 @@ type Cold struct {
 	List List
 	// Msgs: message id → its owner (kept for the whole stream, G6) and
 	// where it lives while it is in the list. Read and write it with
-	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc.
-	Msgs    persist.Map[MsgRec]
+	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc. A BufMap: it
+	// gains a key per message, and a Map would copy its full top levels
+	// for each.
+	Msgs    persist.BufMap[MsgRec]
 	CallLoc persist.Map[CallLoc] // tool call id → where it is held
 	// ResultAfter: assistant message id → the last tool result inserted
 	// after it (a hint: the tool messages up to it follow the message).
