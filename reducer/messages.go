@@ -205,7 +205,6 @@ type msgKind struct {
 	ruleOpen         string     // the rule a START of an open message breaks
 	ruleNone         string     // the rule a CONTENT or END of no open message breaks
 	defaultRole      event.Role
-	ownerOf          func(f *folder, id string, rec model.OwnerRec, known bool) (model.Owner, bool)
 	needsOwnerRecord func(rec model.OwnerRec, known bool) bool
 }
 
@@ -214,17 +213,12 @@ var (
 		kind: model.KindText, noun: "text message",
 		start: event.TypeTextMessageStart, end: event.TypeTextMessageEnd,
 		ruleOpen: "V6", ruleNone: "V7", defaultRole: event.RoleAssistant,
-		ownerOf: func(_ *folder, _ string, rec model.OwnerRec, known bool) (model.Owner, bool) {
-			return rec.Owner, known
-		},
 		needsOwnerRecord: func(_ model.OwnerRec, known bool) bool { return !known },
 	}
 	reasoningMsgs = &msgKind{
 		kind: model.KindReasoning, noun: "reasoning message",
 		start: event.TypeReasoningMessageStart, end: event.TypeReasoningMessageEnd,
 		ruleOpen: "V13", ruleNone: "V13", defaultRole: event.RoleReasoning,
-		// A reasoning message shares its owner with the span of its id.
-		ownerOf: (*folder).reasoningOwnerOf,
 		needsOwnerRecord: func(rec model.OwnerRec, known bool) bool {
 			return !known || rec.Kind != model.KindReasoning
 		},
@@ -234,17 +228,17 @@ var (
 // open returns the kind's open messages in the current run.
 func (k *msgKind) open(c *model.Cold) persist.Map[model.Open] {
 	if k == reasoningMsgs {
-		return c.Scope.OpenRsn
+		return c.Open.Rsn
 	}
-	return c.Scope.OpenText
+	return c.Open.Text
 }
 
 // setOpen replaces the kind's open messages; c must be a private copy.
 func (k *msgKind) setOpen(c *model.Cold, m persist.Map[model.Open]) {
 	if k == reasoningMsgs {
-		c.Scope.OpenRsn = m
+		c.Open.Rsn = m
 	} else {
-		c.Scope.OpenText = m
+		c.Open.Text = m
 	}
 }
 
@@ -263,7 +257,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	}
 	rec, known := f.st.Cold.RecOwner(idx)
 	owner := tag
-	if o, ok := k.ownerOf(f, id, rec, known); ok {
+	if o, ok := f.msgOwnerOf(k, id, rec, known); ok {
 		if tag.Sub && tag != o {
 			return f.violation("R16", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, k.noun, id, o.Quoted())
 		}
@@ -437,7 +431,7 @@ func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Cal
 }
 
 func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.Cold.Scope.OpenTool.Get(id); open {
+	if _, open := f.st.Cold.Open.Tool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}
 	rec, known := f.st.Cold.CallOwner(id)
@@ -479,7 +473,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
-		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, model.OpenCall{Owner: owner, Loc: loc, Idx: idx, Held: true})
+		c.Open.Tool = c.Open.Tool.Set(id, model.OpenCall{Owner: owner, Loc: loc, Idx: idx, Held: true})
 	}
 	if holder, loc, idx, ok := f.call(id); ok {
 		// Reopening a call a message already holds: no duplicate (§7).
@@ -569,7 +563,7 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 }
 
 func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.Cold.Scope.OpenTool.Get(id)
+	o, open := f.st.Cold.Open.Tool.Get(id)
 	if !open {
 		return f.violation("V9", "no tool call '%s' is in progress; TOOL_CALL_START must come first", id)
 	}
@@ -577,7 +571,7 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 		return v
 	}
 	c := f.writeCold()
-	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
+	c.Open.Tool = c.Open.Tool.Delete(id)
 	if holder, held := f.heldCall(id, o); held {
 		c := *holder.Calls.At(o.Idx)
 		if meta != nil {
@@ -648,12 +642,18 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 // share one owner).
 func (f *folder) reasoningOwner(id string) (model.Owner, bool) {
 	rec, ok := f.st.Cold.MsgOwner(id)
-	return f.reasoningOwnerOf(id, rec, ok)
+	return f.msgOwnerOf(reasoningMsgs, id, rec, ok)
 }
 
-// reasoningOwnerOf is reasoningOwner given the recorded owner of message
-// id, rec (known false: none).
-func (f *folder) reasoningOwnerOf(id string, rec model.OwnerRec, known bool) (model.Owner, bool) {
+// msgOwnerOf returns the owner of message id of kind k, given the owner
+// recorded for the id (rec, when known), and false when it has none yet. A
+// reasoning message shares its owner with the span of its id. (A method, not
+// a function field of msgKind: an indirect call would make every fold's
+// folder escape to the heap.)
+func (f *folder) msgOwnerOf(k *msgKind, id string, rec model.OwnerRec, known bool) (model.Owner, bool) {
+	if k.kind != model.KindReasoning {
+		return rec.Owner, known
+	}
 	if known && rec.Kind == model.KindReasoning {
 		return rec.Owner, true
 	}
@@ -661,7 +661,7 @@ func (f *folder) reasoningOwnerOf(id string, rec model.OwnerRec, known bool) (mo
 }
 
 func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
-	if _, open := f.st.Cold.Scope.OpenSpan.Get(id); open {
+	if _, open := f.st.Cold.RunScope.OpenSpan.Get(id); open {
 		return f.violation("V12", "reasoning span '%s' is already in progress; end it with REASONING_END first", id)
 	}
 	owner := tag
@@ -678,19 +678,19 @@ func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
 	n := f.info(key)
 	pos := n.Spans.Len()
 	n.Spans = n.Spans.Append(model.Span{ID: id, Status: model.EntOpen, Start: f.index, End: -1})
-	f.writeCold().Scope.OpenSpan = f.st.Cold.Scope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
+	f.writeScope().OpenSpan = f.st.Cold.RunScope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
 	return nil
 }
 
 func (f *folder) reasoningEnd(id string, tag model.Owner) *Violation {
-	sl, open := f.st.Cold.Scope.OpenSpan.Get(id)
+	sl, open := f.st.Cold.RunScope.OpenSpan.Get(id)
 	if !open {
 		return f.violation("V12", "no reasoning span '%s' is in progress; send REASONING_START first", id)
 	}
 	if v := f.ownerMismatch("reasoning message", id, tag, sl.Owner); v != nil {
 		return v
 	}
-	f.writeCold().Scope.OpenSpan = f.st.Cold.Scope.OpenSpan.Delete(id)
+	f.writeScope().OpenSpan = f.st.Cold.RunScope.OpenSpan.Delete(id)
 	f.endSpan(sl, model.EntClosed)
 	return nil
 }

@@ -65,7 +65,8 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 
 // holdCalls records m as the holder of its tool calls that no message holds.
 func (f *folder) holdCalls(m *model.Msg) {
-	for i, c := range m.Calls.All() {
+	for i := range m.Calls.Len() { // an index loop: a range-over-func body would make f escape
+		c := m.Calls.At(i)
 		if _, held := f.st.Cold.CallLoc.Get(c.ID); !held {
 			f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
@@ -142,7 +143,8 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 // id → the last tool message naming it). A call the verifier still has
 // open stays open.
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
-	for _, c := range m.Calls.All() { // m is private: its calls may be changed in place
+	for i := range m.Calls.Len() { // m is private: its calls may be changed in place
+		c := m.Calls.At(i)
 		if old, ok := prior[c.ID]; ok {
 			c.Info.Spawned = old.Info.Spawned
 			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = old.Info.Result, old.Info.HasResult, old.Info.ResultContent
@@ -150,7 +152,7 @@ func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[
 		if r, ok := results[c.ID]; ok {
 			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = r.ID, true, bytes.Clone(r.Content)
 		}
-		if f.st.Cold.Scope.OpenTool.Has(c.ID) {
+		if f.st.Cold.Open.Tool.Has(c.ID) {
 			c.Status = model.EntOpen
 		}
 	}
@@ -247,25 +249,26 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 // to the map's except while a snapshot rewrites the map.
 func (f *folder) relocateOpen() {
 	c := f.writeCold()
-	for id, o := range c.Scope.OpenText.All() {
-		c.Scope.OpenText = c.Scope.OpenText.Set(id, f.relocateMsg(id, o))
+	for id, o := range c.Open.Text.All() {
+		c.Open.Text = c.Open.Text.Set(id, f.relocateMsg(id, o))
 	}
-	for id, o := range c.Scope.OpenRsn.All() {
-		c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, f.relocateMsg(id, o))
+	for id, o := range c.Open.Rsn.All() {
+		c.Open.Rsn = c.Open.Rsn.Set(id, f.relocateMsg(id, o))
 	}
-	for id, o := range c.Scope.OpenSpan.All() {
+	for id, o := range c.RunScope.OpenSpan.All() {
 		// A span shares its owner with the reasoning message of its id.
 		if rec, ok := c.MsgOwner(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
 			o.Owner = rec.Owner
-			c.Scope.OpenSpan = c.Scope.OpenSpan.Set(id, o)
+			sc := f.writeScope()
+			sc.OpenSpan = sc.OpenSpan.Set(id, o)
 		}
 	}
-	for id, o := range c.Scope.OpenTool.All() {
+	for id, o := range c.Open.Tool.All() {
 		_, o.Loc, o.Idx, o.Held = f.call(id)
 		if owner, ok := c.CallOwner(id); ok {
 			o.Owner = owner
 		}
-		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, o)
+		c.Open.Tool = c.Open.Tool.Set(id, o)
 	}
 }
 
