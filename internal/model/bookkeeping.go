@@ -73,7 +73,7 @@ type ownerRef uint32
 // or tool call owner was recorded for, in the order first recorded (ids,
 // see ownerRef), and each id's ownerRef (refs). It is never written once a
 // Rest points to it. Rest holds it behind a pointer to stay in its
-// allocator size class (288 bytes): a Rest is copied whenever a node leaves
+// allocator size class: a Rest is copied whenever a node leaves
 // the hot groups, and the table changes only when an owner is new.
 type ownerTable struct {
 	ids  persist.Vector[string]
@@ -226,10 +226,12 @@ func (c *Cold) DropMsgLoc(id string) {
 type List struct {
 	ids persist.Vector[string]
 	// after: message id → the message inserted right after it (never
-	// empty), for the records of this generation with recAfter set. Out of
-	// MsgRec, whose every byte is paid per message, as few messages are
-	// inserted.
-	after persist.Map[string]
+	// empty), for the records of this generation with recAfter set; nil
+	// when empty. Out of MsgRec, whose every byte is paid per message, as
+	// few messages are inserted; behind a pointer, so that the List (and
+	// Cold, which every fold copies) keeps its size class. The map it
+	// points to is never written once a List points to it.
+	after *persist.Map[string]
 	n     int32  // the number of messages (less than 2³¹, as MsgRec's locations)
 	gen   uint32 // the generation of the records listed
 }
@@ -253,7 +255,7 @@ func (c *Cold) ListNext(id string) (string, bool) {
 	case !ok || !c.listed(r):
 		return "", false
 	case r.flags&recAfter != 0:
-		return c.List.after.Get(id)
+		return c.List.next(id)
 	case int(r.anchor)+1 < c.List.ids.Len():
 		return c.List.ids.At(int(r.anchor) + 1), true
 	}
@@ -286,7 +288,7 @@ func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
 				if !yield(id, r) || r.flags&recAfter == 0 {
 					break
 				}
-				id, _ = l.after.Get(id)
+				id, _ = l.next(id)
 			}
 		}
 	}
@@ -320,8 +322,8 @@ func (c *Cold) listInsert(at, id string, r MsgRec) {
 	r.gen, r.anchor = c.List.gen, a.anchor
 	if a.flags&recAfter != 0 {
 		// id takes over what followed at.
-		next, _ := c.List.after.Get(at)
-		c.List.after = c.List.after.Set(id, next)
+		next, _ := c.List.next(at)
+		c.List.setAfter(id, next)
 		r.flags |= recAfter
 	}
 	c.Msgs = c.Msgs.Set(id, r)
@@ -330,17 +332,41 @@ func (c *Cold) listInsert(at, id string, r MsgRec) {
 		// An empty id does not link: at's chain ends at at (see ListRecs).
 		if a.flags&recAfter != 0 {
 			a.flags &^= recAfter
-			c.List.after = c.List.after.Delete(at)
+			c.List.setAfter(at, "")
 			c.Msgs = c.Msgs.Set(at, a)
 		}
 	case a.flags&recAfter != 0:
-		c.List.after = c.List.after.Set(at, id)
+		c.List.setAfter(at, id)
 	default:
-		c.List.after = c.List.after.Set(at, id)
+		c.List.setAfter(at, id)
 		a.flags |= recAfter
 		c.Msgs = c.Msgs.Set(at, a)
 	}
 	c.List.n++
+}
+
+// next returns the message inserted right after message id, for a record
+// with recAfter set.
+func (l *List) next(id string) (string, bool) {
+	if l.after == nil {
+		return "", false
+	}
+	return l.after.Get(id)
+}
+
+// setAfter records next as the message inserted right after message id,
+// or that none is when next is "".
+func (l *List) setAfter(id, next string) {
+	var m persist.Map[string]
+	if l.after != nil {
+		m = *l.after
+	}
+	if next == "" {
+		m = m.Delete(id)
+	} else {
+		m = m.Set(id, next)
+	}
+	l.after = &m
 }
 
 // ListReset empties the list; c must be a private copy.
@@ -461,7 +487,7 @@ type RunScope struct {
 // that open and close messages and tool calls change (the run's open
 // entities, the message index and list, tool call holders) is held here;
 // what few events change is behind RunScope and Rest, so that those events
-// copy a small cold part (176 bytes), not all of it.
+// copy a small cold part (192 bytes), not all of it.
 type Cold struct {
 	Open Opens
 	// RunScope is never nil.
