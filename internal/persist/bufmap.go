@@ -173,7 +173,7 @@ func (m Map[V]) apply(log []logSlot) Map[V] {
 func (m Map[V]) setEntry(e *entryKey) Map[V] {
 	if m.root == nil {
 		root := newNode(1<<(e.hash&mapMask), 0, 1, 0)
-		root.entries[0] = e
+		root.entries()[0] = e
 		return Map[V]{root: root, n: 1}
 	}
 	root, added := mapSet(m.root, 0, e)
@@ -220,10 +220,10 @@ func (b *batch) made(n *mapNode) bool { return b.mine[b.slot(n)] == n }
 func (b *batch) set(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 	mine := b.made(node)
 	if shift >= mapMaxShift {
-		for i := range node.entries {
-			if node.entries[i].key == e.key {
+		for i := range node.entries() {
+			if node.entries()[i].key == e.key {
 				if mine {
-					node.entries[i] = e
+					node.entries()[i] = e
 					return node, false
 				}
 				return b.own(node.withEntry(i, e)), false
@@ -236,18 +236,18 @@ func (b *batch) set(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 	switch {
 	case node.datamap&bit != 0:
 		i := index(node.datamap, bit)
-		if old := node.entries[i]; old.hash == e.hash && old.key == e.key {
+		if old := node.entries()[i]; old.hash == e.hash && old.key == e.key {
 			if mine {
-				node.entries[i] = e
+				node.entries()[i] = e
 				return node, false
 			}
 			return b.own(node.withEntry(i, e)), false
 		}
 	case node.nodemap&bit != 0:
 		i := index(node.nodemap, bit)
-		kid, added := b.set(node.kids[i], shift+mapBits, e)
+		kid, added := b.set(node.kids()[i], shift+mapBits, e)
 		if mine {
-			node.kids[i] = kid
+			node.kids()[i] = kid
 			return node, added
 		}
 		return b.own(node.withKid(i, kid)), added
