@@ -285,7 +285,10 @@ func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
 			// was: after names no empty id (see listInsert).
 			for id != "" {
 				r, _ := msgs.Get(id)
-				if !yield(id, r) || r.flags&recAfter == 0 {
+				if !yield(id, r) {
+					return
+				}
+				if r.flags&recAfter == 0 {
 					break
 				}
 				id, _ = l.next(id)

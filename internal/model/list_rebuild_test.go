@@ -44,6 +44,20 @@ func TestListRebuild(t *testing.T) {
 			if !slices.Equal(recs, want) {
 				t.Fatalf("%s: ListRecs %v, want %v", label, recs, want)
 			}
+			// Stopping early after each position stops the iteration (a
+			// range-over-func loop panics if it goes on).
+			for stop := range want {
+				var got []string
+				for id := range c.ListRecs() {
+					got = append(got, id)
+					if len(got) == stop+1 {
+						break
+					}
+				}
+				if !slices.Equal(got, want[:stop+1]) {
+					t.Fatalf("%s: ListRecs stopped after %d: %v, want %v", label, stop+1, got, want[:stop+1])
+				}
+			}
 			if c.ListLen() != len(want) {
 				t.Fatalf("%s: ListLen %d, want %d", label, c.ListLen(), len(want))
 			}
