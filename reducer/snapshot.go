@@ -61,7 +61,8 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 
 // holdCalls records m as the holder of its tool calls that no message holds.
 func (f *folder) holdCalls(m *model.Msg) {
-	for i, c := range m.Calls.All() {
+	for i := range m.Calls.Len() { // an index loop: a range-over-func body would make f escape
+		c := m.Calls.At(i)
 		if _, held := f.st.Cold.CallLoc.Get(c.ID); !held {
 			f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
@@ -138,7 +139,8 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 // id → the last tool message naming it). A call the verifier still has
 // open stays open.
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
-	for _, c := range m.Calls.All() { // m is private: its calls (not their shared infos) may be changed in place
+	for i := range m.Calls.Len() { // m is private: its calls (not their shared infos) may be changed in place
+		c := m.Calls.At(i)
 		if old, ok := prior[c.ID]; ok {
 			if old.Info.Spawned != nil {
 				info := *c.Info
