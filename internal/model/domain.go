@@ -330,8 +330,8 @@ func (m *Msg) WithInfo() *Msg {
 // adds. Arguments stream into Args, the answer sets Result; the rest, which
 // most calls do not have, is behind Info.
 //
-// A Call is 96 bytes, one size class: every call of a message is one, and
-// every TOOL_CALL_ARGS copies it (see TestSizes). The result lives here,
+// A Call is 96 bytes, exactly a size class: every call of a message is one,
+// and every TOOL_CALL_ARGS copies it (see TestSizes). The result lives here,
 // not behind Info, so that answering a call copies the call alone and the
 // common call (no metadata, encrypted value or subagents) shares plainCall.
 type Call struct {
