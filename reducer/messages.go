@@ -83,6 +83,17 @@ func (f *folder) msgInfo(tag model.Owner, name *string, meta json.RawMessage) *m
 	return inf.PlainMsg
 }
 
+// tagOf returns the subagentRunId a message owned by tag carries: nil for
+// the parent agent, else the one the node's plain messages share (see
+// msgInfo), so that a tagged message with an info of its own (a tool
+// result's) costs no copy of it.
+func (f *folder) tagOf(tag model.Owner) *string {
+	if !tag.Sub {
+		return nil
+	}
+	return f.msgInfo(tag, nil, nil).Tag
+}
+
 // appendMsg places m (with its owner, when owner is not nil) at the end
 // of the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
@@ -147,39 +158,11 @@ func content(raw json.RawMessage) (text persist.Text, isText bool, other json.Ra
 // anything else or a literal it leaves to content's slow path (invalid
 // UTF-8 and \u escapes of surrogates).
 func jsonString(raw []byte) (string, bool) {
-	n := len(raw)
-	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+	escaped, ok := scanString(raw)
+	if !ok {
 		return "", false
 	}
-	body := raw[1 : n-1]
-	ascii, escaped := true, false
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c < 0x20 || c == '"':
-			return "", false
-		case c == '\\':
-			if i+1 >= len(body) {
-				return "", false
-			}
-			switch body[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+5 >= len(body) || !isHex4(body[i+2:i+6]) {
-					return "", false
-				}
-				i += 5
-			default:
-				return "", false
-			}
-			escaped = true
-		case c >= 0x80:
-			ascii = false
-		}
-	}
-	if !ascii && !utf8.Valid(body) {
-		return "", false
-	}
+	body := raw[1 : len(raw)-1]
 	if !escaped {
 		return string(body), true
 	}
@@ -188,6 +171,59 @@ func jsonString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// scanString checks that raw is a JSON string literal of valid UTF-8 and
+// reports whether it has escapes: without any, the literal's body is its
+// value.
+func scanString(raw []byte) (escaped, ok bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return false, false
+	}
+	body := raw[1 : n-1]
+	ascii := true
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c < 0x20 || c == '"':
+			return false, false
+		case c == '\\':
+			if i+1 >= len(body) {
+				return false, false
+			}
+			switch body[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(body) || !isHex4(body[i+2:i+6]) {
+					return false, false
+				}
+				i += 5
+			default:
+				return false, false
+			}
+			escaped = true
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(body) {
+		return false, false
+	}
+	return escaped, true
+}
+
+// resultContent reads a tool result's content into what its tool message
+// holds (see content) and what its call keeps: the content as sent, in its
+// own bytes, which the message's text shares when the content is a JSON
+// string without escapes (the text is then the literal's body).
+func resultContent(raw json.RawMessage) (sent string, text persist.Text, isText bool, other json.RawMessage) {
+	if escaped, ok := scanString(raw); ok && !escaped {
+		sent = string(raw)
+		return sent, persist.TextOf(sent[1 : len(sent)-1]), true, nil
+	}
+	text, isText, other = content(raw)
+	return string(raw), text, isText, other
 }
 
 func isHex4(b []byte) bool {
@@ -416,8 +452,9 @@ func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok 
 }
 
 // changeCall replaces tool call idx of holder (at loc) with the result of fn
-// on a copy. fn may change the call's streamed fields; use changeCallInfo
-// for the rest.
+// on a copy. fn may change the call's own fields (arguments, status,
+// result), not its info, which other calls may share: use changeCallInfo
+// for that.
 func (f *folder) changeCall(holder *model.Msg, loc model.Loc, idx int, fn func(*model.Call)) {
 	c := *holder.Calls.At(idx)
 	fn(&c)
@@ -509,8 +546,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 			return f.violation("A1", "tool call '%s' needs an assistant message '%s', but that id names a %s; one id names one message of one kind", id, id, tm.Kind())
 		}
 	}
-	c := &model.Call{ID: id, Name: name, Status: model.EntOpen,
-		Info: &model.CallInfo{Owner: owner, Start: f.index, Meta: model.MetaOf(meta)}}
+	c := &model.Call{ID: id, Name: name, Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
 	idx := 0
 	if exists {
 		h := *tm
@@ -586,6 +622,9 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 			c.Info.Meta = c.Info.Meta.Merge(meta)
 		}
 		c.Status = model.EntClosed
+		// The arguments are complete: give back the room their buffer kept
+		// to grow.
+		c.Args = c.Args.Compact()
 		f.putCall(&holder, o.Loc, o.Idx, &c)
 	}
 	return nil
@@ -600,9 +639,9 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		role = *e.Role
 	}
 	callID := e.ToolCallID
-	m := &model.Msg{ID: e.MessageID, Role: role,
-		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
-	m.Text, m.HasText, m.Info.Raw = content(e.Content)
+	m := &model.Msg{ID: e.MessageID, Role: role, Info: model.ToolInfo(f.tagOf(tag), callID, e.Metadata)}
+	sent, text, isText, other := resultContent(e.Content)
+	m.Text, m.HasText, m.Info.Raw = text, isText, other
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
@@ -633,9 +672,8 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, at, nil)
 	if at != "" {
 		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
-		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
-			c.Result, c.HasResult = e.MessageID, true
-			c.ResultContent = bytes.Clone(e.Content)
+		f.changeCall(holder, hloc, idx, func(c *model.Call) {
+			c.Result, c.HasResult, c.ResultContent = e.MessageID, true, sent
 		})
 	}
 	return nil

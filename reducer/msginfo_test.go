@@ -7,8 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/event"
-	"github.com/agview/agview/reducer"
-	"github.com/agview/agview/view"
 )
 
 // TestPlainTaggedMessagesShareNothingVisible: a subagent's messages that
@@ -38,17 +36,8 @@ func TestPlainTaggedMessagesShareNothingVisible(t *testing.T) {
 			&event.SubagentFinished{ID: sub},
 			&event.RunFinished{ThreadID: "t", RunID: "r"},
 		}
-		v := view.New()
-		var views []*view.View
-		var jsons []string
-		for i, e := range evs {
-			var err error
-			v, err = reducer.Reduce(v, e)
-			require.NoError(t, err, "%q: event %d (%s)", sub, i, e.EventType())
-			b, err := v.MarshalJSON()
-			require.NoError(t, err)
-			views, jsons = append(views, v), append(jsons, string(b))
-		}
+		views, jsons := foldPublished(t, evs)
+		v := views[len(views)-1]
 		got := map[string]event.Message{}
 		for m := range v.Messages() {
 			got[m.ID] = m
@@ -70,10 +59,6 @@ func TestPlainTaggedMessagesShareNothingVisible(t *testing.T) {
 		for m := range v.Messages() {
 			require.Equal(t, sub, *m.Subagent, "%q: writing a read message's tag changed the view", sub)
 		}
-		for i, w := range views {
-			b, err := w.MarshalJSON()
-			require.NoError(t, err)
-			require.Equal(t, jsons[i], string(b), "%q: view %d changed after it was published", sub, i)
-		}
+		requireUnchanged(t, views, jsons)
 	}
 }

@@ -35,14 +35,10 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 	}
 	if hm.ToolCalls != nil {
 		m.HasCalls = true
-		owner := tagOwner(hm.Subagent)
 		for _, tc := range hm.ToolCalls {
 			m.Calls = m.Calls.Append(&model.Call{
 				ID: tc.ID, Name: tc.Function.Name, Args: persist.TextOf(tc.Function.Arguments),
-				Info: &model.CallInfo{
-					EncryptedValue: cloneStr(tc.EncryptedValue), Meta: model.MetaOf(tc.Metadata),
-					Owner: owner, Start: f.index,
-				},
+				Info: model.CallInfoOf(cloneStr(tc.EncryptedValue), tc.Metadata),
 			})
 		}
 	}
@@ -104,9 +100,9 @@ func (f *folder) echoInput(msgs []event.Message) {
 		if !ok || m.Role != event.RoleTool || m.Info.ToolCallID == nil || *m.Info.ToolCallID != *hm.ToolCallID {
 			continue
 		}
-		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls.At(idx).Info.HasResult {
-			content := m.Message().Content
-			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) {
+		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls.At(idx).HasResult {
+			content := string(m.Message().Content)
+			f.changeCall(holder, loc, idx, func(c *model.Call) {
 				c.Result, c.HasResult, c.ResultContent = hm.ID, true, content
 			})
 		}
@@ -143,14 +139,18 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 // id → the last tool message naming it). A call the verifier still has
 // open stays open.
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
-	for i := range m.Calls.Len() { // m is private: its calls may be changed in place
+	for i := range m.Calls.Len() { // m is private: its calls (not their shared infos) may be changed in place
 		c := m.Calls.At(i)
 		if old, ok := prior[c.ID]; ok {
-			c.Info.Spawned = old.Info.Spawned
-			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = old.Info.Result, old.Info.HasResult, old.Info.ResultContent
+			if old.Info.Spawned != nil {
+				info := *c.Info
+				info.Spawned = old.Info.Spawned
+				c.Info = &info
+			}
+			c.Result, c.HasResult, c.ResultContent = old.Result, old.HasResult, old.ResultContent
 		}
 		if r, ok := results[c.ID]; ok {
-			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = r.ID, true, bytes.Clone(r.Content)
+			c.Result, c.HasResult, c.ResultContent = r.ID, true, string(r.Content)
 		}
 		if f.st.Cold.Open.Tool.Has(c.ID) {
 			c.Status = model.EntOpen

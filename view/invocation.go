@@ -244,9 +244,11 @@ func toolCallOf(c *model.Call, holder string) ToolCall {
 		Subagents:      slices.Clone(c.Info.Spawned),
 		EncryptedValue: cloneStr(c.Info.EncryptedValue),
 	}
-	if c.Info.HasResult {
-		tc.ResultMessageID = c.Info.Result
-		tc.Result = bytes.Clone(c.Info.ResultContent)
+	if c.HasResult {
+		tc.ResultMessageID = c.Result
+		if c.ResultContent != "" {
+			tc.Result = json.RawMessage(c.ResultContent)
+		}
 	}
 	return tc
 }

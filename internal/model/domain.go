@@ -297,6 +297,23 @@ func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
 	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
 }
 
+// ToolInfo returns the info of a new tool message answering call callID,
+// with the given tag and metadata. The info and its copy of the call id are
+// one allocation of 128 bytes (MsgInfo's 112, the id's header 16): a tool
+// message's info is its own, since every one names its call.
+func ToolInfo(tag *string, callID string, meta json.RawMessage) *MsgInfo {
+	t := &toolInfo{id: callID}
+	t.info = MsgInfo{Tag: tag, ToolCallID: &t.id, Meta: MetaOf(meta)}
+	return &t.info
+}
+
+// toolInfo is a tool message's info and the call id its ToolCallID points
+// at (see ToolInfo).
+type toolInfo struct {
+	info MsgInfo
+	id   string
+}
+
 // Kind returns the message's kind.
 func (m *Msg) Kind() Kind { return KindOf(m.Role) }
 
@@ -310,25 +327,51 @@ func (m *Msg) WithInfo() *Msg {
 }
 
 // Call is one tool call held by an assistant message, plus what the view
-// adds. Arguments stream into Args; the rest is behind Info.
+// adds. Arguments stream into Args, the answer sets Result; the rest, which
+// most calls do not have, is behind Info.
+//
+// A Call is 96 bytes, exactly a size class: every call of a message is one,
+// and every TOOL_CALL_ARGS copies it (see TestSizes). The result lives here,
+// not behind Info, so that answering a call copies the call alone and the
+// common call (no metadata, encrypted value or subagents) shares plainCall.
 type Call struct {
-	ID     string
-	Name   string
-	Args   persist.Text
-	Status EntStatus
-	Info   *CallInfo
+	ID   string
+	Name string
+	Args persist.Text
+	// Result is the id of the tool message answering the call and
+	// ResultContent that message's content as sent (JSON), both set once a
+	// TOOL_CALL_RESULT or a history tool message answered it (HasResult).
+	// ResultContent shares its bytes with the tool message's text when the
+	// content is a JSON string without escapes.
+	Result        string
+	ResultContent string
+	Info          *CallInfo
+	Status        EntStatus
+	HasResult     bool
 }
 
-// CallInfo is the part of a tool call that streamed arguments leave alone.
+// CallInfo is the part of a tool call that streamed arguments and the
+// answer leave alone, and that most calls do not have: those share
+// plainCall. It is 56 bytes (the 64-byte size class).
 type CallInfo struct {
 	EncryptedValue *string
 	Meta           Meta
-	Owner          Owner
-	Result         string          // id of the tool message answering it
-	HasResult      bool            // a TOOL_CALL_RESULT answered it
-	ResultContent  json.RawMessage // that message's content, as sent
-	Spawned        []string        // subagent ids it spawned (immutable, copied on write)
-	Start          int
+	Spawned        []string // subagent ids it spawned (immutable, copied on write)
+}
+
+// plainCall is the info of every call without metadata, encrypted value or
+// subagents: most calls. It is shared and, like any CallInfo reachable from
+// a view, never written (changes go through WithInfo).
+var plainCall = &CallInfo{}
+
+// CallInfoOf returns the info of a new call with the given encrypted value
+// and metadata: the shared plainCall when it has neither.
+func CallInfoOf(encrypted *string, meta json.RawMessage) *CallInfo {
+	m := MetaOf(meta)
+	if encrypted == nil && m == nil {
+		return plainCall
+	}
+	return &CallInfo{EncryptedValue: encrypted, Meta: m}
 }
 
 // WithInfo returns a copy of c whose info is a private copy the caller may
