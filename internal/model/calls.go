@@ -16,12 +16,15 @@ const flatCalls = 16
 // persistent vector, so that adding a call to a message or changing one
 // (every TOOL_CALL_ARGS and TOOL_CALL_END does) costs the same whatever the
 // number of calls the message holds: at most flatCalls pointers copied, or
-// one vector path. The zero CallList is empty, and costs a message one word.
+// one vector path. The zero CallList is empty.
 type CallList struct{ r *callRep }
 
 // callRep is the calls of a non-empty CallList. It is never written once a
-// CallList holds it.
+// CallList holding it is published. info is the info of the message holding
+// the list (see Msg: a message holding calls points at its rep, which points
+// at its info); CallList's own methods leave it alone.
 type callRep struct {
+	info *MsgInfo
 	flat []*Call               // the calls, while big is empty
 	big  persist.Vector[*Call] // the calls, once more than flatCalls
 }
