@@ -387,19 +387,25 @@ func (m *Msg) Role() event.Role {
 // none of the seven makes the message's info a private copy keeping it.
 func (m *Msg) SetRole(r event.Role) {
 	code := codeOf(r)
-	old := m.Info()
-	if code == roleOther || old != nil && old.role != nil {
-		i := MsgInfo{}
-		if old != nil {
-			i = *old
-		}
-		i.role = nil
-		if code == roleOther {
-			i.role = &r
-		}
-		m.setInfo(&i)
+	if i := m.Info(); code == roleOther || i != nil && i.role != nil {
+		m.keepRole(code, r)
 	}
 	m.role = code
+}
+
+// keepRole gives m a private copy of its info that keeps role r when code
+// is roleOther, and no role otherwise.
+func (m *Msg) keepRole(code roleCode, r event.Role) {
+	var i MsgInfo
+	if old := m.Info(); old != nil {
+		i = *old
+	}
+	i.role = nil
+	if code == roleOther {
+		role := r
+		i.role = &role
+	}
+	m.setInfo(&i)
 }
 
 // Info returns the message's info (nil only for the zero Msg). Callers must

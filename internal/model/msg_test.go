@@ -125,3 +125,20 @@ func TestMsgMessage(t *testing.T) {
 	assert.Equal(t, json.RawMessage(`null`), a.Message().Content, "a document, null included")
 	assert.Nil(t, NewMsg("b", event.RoleUser, nil).Message().Content, "no content")
 }
+
+// TestMsgAllocs: a message of one of the seven roles costs its Msg alone,
+// and a changed tool call one Msg, one rep and its calls' slice, as they
+// did when the role and calls had fields of their own.
+func TestMsgAllocs(t *testing.T) {
+	tag := "s1"
+	info := &MsgInfo{Tag: &tag}
+	var m *Msg
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { m = NewMsg("m", event.RoleAssistant, info) }), "NewMsg")
+	m.AppendCall(&Call{ID: "c", Info: &CallInfo{}})
+	c := &Call{ID: "c", Info: &CallInfo{}}
+	assert.Equal(t, 3.0, testing.AllocsPerRun(100, func() {
+		h := *m
+		h.SetCall(0, c)
+		m = &h
+	}), "SetCall on a copy")
+}
