@@ -212,7 +212,6 @@ type msgKind struct {
 	ruleOpen         string     // the rule a START of an open message breaks
 	ruleNone         string     // the rule a CONTENT or END of no open message breaks
 	defaultRole      event.Role
-	ownerOf          func(f *folder, id string, rec model.OwnerRec, known bool) (model.Owner, bool)
 	needsOwnerRecord func(rec model.OwnerRec, known bool) bool
 }
 
@@ -221,17 +220,12 @@ var (
 		kind: model.KindText, noun: "text message",
 		start: event.TypeTextMessageStart, end: event.TypeTextMessageEnd,
 		ruleOpen: "V6", ruleNone: "V7", defaultRole: event.RoleAssistant,
-		ownerOf: func(_ *folder, _ string, rec model.OwnerRec, known bool) (model.Owner, bool) {
-			return rec.Owner, known
-		},
 		needsOwnerRecord: func(_ model.OwnerRec, known bool) bool { return !known },
 	}
 	reasoningMsgs = &msgKind{
 		kind: model.KindReasoning, noun: "reasoning message",
 		start: event.TypeReasoningMessageStart, end: event.TypeReasoningMessageEnd,
 		ruleOpen: "V13", ruleNone: "V13", defaultRole: event.RoleReasoning,
-		// A reasoning message shares its owner with the span of its id.
-		ownerOf: (*folder).reasoningOwnerOf,
 		needsOwnerRecord: func(rec model.OwnerRec, known bool) bool {
 			return !known || rec.Kind != model.KindReasoning
 		},
@@ -270,7 +264,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	}
 	rec, known := idx.Owner()
 	owner := tag
-	if o, ok := k.ownerOf(f, id, rec, known); ok {
+	if o, ok := f.msgOwnerOf(k, id, rec, known); ok {
 		if tag.Sub && tag != o {
 			return f.violation("R16", "subagentRunId '%s' does not match the %s '%s' opener's subagent %s", tag.ID, k.noun, id, o.Quoted())
 		}
@@ -651,12 +645,18 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 // share one owner).
 func (f *folder) reasoningOwner(id string) (model.Owner, bool) {
 	rec, ok := f.st.Cold.MsgOwner(id)
-	return f.reasoningOwnerOf(id, rec, ok)
+	return f.msgOwnerOf(reasoningMsgs, id, rec, ok)
 }
 
-// reasoningOwnerOf is reasoningOwner given the recorded owner of message
-// id, rec (known false: none).
-func (f *folder) reasoningOwnerOf(id string, rec model.OwnerRec, known bool) (model.Owner, bool) {
+// msgOwnerOf returns the owner of message id of kind k, given the owner
+// recorded for the id (rec, when known), and false when it has none yet. A
+// reasoning message shares its owner with the span of its id. (A method, not
+// a function field of msgKind: an indirect call would make every fold's
+// folder escape to the heap.)
+func (f *folder) msgOwnerOf(k *msgKind, id string, rec model.OwnerRec, known bool) (model.Owner, bool) {
+	if k.kind != model.KindReasoning {
+		return rec.Owner, known
+	}
 	if known && rec.Kind == model.KindReasoning {
 		return rec.Owner, true
 	}

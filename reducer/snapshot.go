@@ -62,7 +62,9 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 
 // holdCalls records m as the holder of its tool calls that no message holds.
 func (f *folder) holdCalls(m *model.Msg) {
-	for i, c := range m.Calls().All() {
+	calls := m.Calls()
+	for i := range calls.Len() { // an index loop: a range-over-func body would make f escape
+		c := calls.At(i)
 		if _, held := f.st.Cold.CallLoc.Get(c.ID); !held {
 			f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
@@ -139,7 +141,9 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 // id → the last tool message naming it). A call the verifier still has
 // open stays open.
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
-	for _, c := range m.Calls().All() { // m is private: its calls may be changed in place
+	calls := m.Calls()
+	for i := range calls.Len() { // m is private: its calls may be changed in place
+		c := calls.At(i)
 		if old, ok := prior[c.ID]; ok {
 			c.Info.Spawned = old.Info.Spawned
 			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = old.Info.Result, old.Info.HasResult, old.Info.ResultContent

@@ -2,6 +2,8 @@ package benchwork
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -28,9 +30,11 @@ func Thread(tb testing.TB, messages int) string {
 }
 
 // generated returns the path of the workload file name under testdata/bench/
-// at the module root, writing it with write first when it is missing. The
-// file is written under a temporary name and renamed into place, so a
-// reader (another test binary) never sees a partial file.
+// at the module root, writing it with write first when it is missing or
+// stale: when its first bytes are not those write writes now (the generator
+// changed since the file was cached). The file is written under a temporary
+// name and renamed into place, so a reader (another test binary) never sees
+// a partial file.
 func generated(tb testing.TB, name string, write func(io.Writer) error) string {
 	tb.Helper()
 	root := ModuleRoot()
@@ -40,7 +44,7 @@ func generated(tb testing.TB, name string, write func(io.Writer) error) string {
 	path := filepath.Join(root, "testdata", "bench", name)
 	mu.Lock()
 	defer mu.Unlock()
-	if _, err := os.Stat(path); err == nil {
+	if fresh(path, write) {
 		return path
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -63,6 +67,61 @@ func generated(tb testing.TB, name string, write func(io.Writer) error) string {
 		tb.Fatalf("benchwork: %v", err)
 	}
 	return path
+}
+
+// freshPrefix is how many leading bytes of a cached workload fresh compares
+// with what its generator writes now.
+const freshPrefix = 64 << 10
+
+// fresh reports whether the file at path exists and starts with the bytes
+// write writes first (all of them, when it writes fewer than freshPrefix).
+// Generators are deterministic, and a change to one changes the start of its
+// workload, so this catches a file cached before the change without writing
+// the whole workload again.
+func fresh(path string, write func(io.Writer) error) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	want := prefixOf(write, freshPrefix)
+	got := make([]byte, len(want)+1)
+	n, _ := io.ReadFull(f, got)
+	if len(want) < freshPrefix {
+		return n == len(want) && bytes.Equal(got[:n], want) // the whole workload
+	}
+	return n >= len(want) && bytes.Equal(got[:len(want)], want)
+}
+
+// prefixOf returns the first n bytes write writes (fewer when it writes
+// fewer). It stops write once it has them, by a panic it recovers.
+func prefixOf(write func(io.Writer) error, n int) (b []byte) {
+	w := &prefixWriter{limit: n}
+	defer func() {
+		if r := recover(); r != nil && r != errPrefixDone {
+			panic(r)
+		}
+		b = w.buf
+	}()
+	_ = write(w)
+	return w.buf
+}
+
+// errPrefixDone stops a generator once prefixWriter has the bytes it needs.
+var errPrefixDone = errors.New("benchwork: prefix collected")
+
+// prefixWriter keeps the first limit bytes written to it.
+type prefixWriter struct {
+	buf   []byte
+	limit int
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p[:min(len(p), w.limit-len(w.buf))]...)
+	if len(w.buf) >= w.limit {
+		panic(errPrefixDone)
+	}
+	return len(p), nil
 }
 
 // threadWords are the words thread messages are made of.

@@ -1,9 +1,13 @@
 package benchwork
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,4 +103,50 @@ func TestThreadRunsCached(t *testing.T) {
 	require.NoError(t, WriteThreadRuns(&want, 2, 3))
 	assert.True(t, bytes.Equal(want.Bytes(), got), "%s differs from what WriteThreadRuns writes: a file cached before the generator changed? Delete it", path)
 	assert.Equal(t, path, ThreadRuns(t, 2, 3))
+}
+
+// TestGeneratedStale checks that a cached workload whose start is not what
+// its generator writes now is written again, and a current one is reused.
+func TestGeneratedStale(t *testing.T) {
+	name := "stale-test-" + strconv.Itoa(os.Getpid()) + ".jsonl"
+	path := filepath.Join(ModuleRoot(), "testdata", "bench", name)
+	t.Cleanup(func() { os.Remove(path) })
+	for _, size := range []int{100, 3 * freshPrefix} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			gen := func(b byte) func(io.Writer) error {
+				return func(w io.Writer) error {
+					bw := bufio.NewWriter(w)
+					for range size {
+						bw.WriteByte(b)
+					}
+					return bw.Flush()
+				}
+			}
+			calls := 0
+			counted := func(b byte) func(io.Writer) error {
+				return func(w io.Writer) error {
+					if _, full := w.(*os.File); full {
+						calls++
+					}
+					return gen(b)(w)
+				}
+			}
+			require.NoError(t, os.WriteFile(path, bytes.Repeat([]byte{'a'}, size), 0o644))
+			assert.Equal(t, path, generated(t, name, counted('a')))
+			assert.Equal(t, 0, calls, "a current file is reused")
+
+			assert.Equal(t, path, generated(t, name, counted('b')))
+			assert.Equal(t, 1, calls, "a stale file is written again")
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, bytes.Repeat([]byte{'b'}, size), got)
+
+			if size < freshPrefix {
+				// A workload shorter than the prefix is compared whole.
+				require.NoError(t, os.WriteFile(path, bytes.Repeat([]byte{'b'}, size-1), 0o644))
+				generated(t, name, counted('b'))
+				assert.Equal(t, 2, calls, "a truncated file is written again")
+			}
+		})
+	}
 }

@@ -149,9 +149,19 @@ func (d *InvData) stored(pos int) *Msg {
 	return d.Msgs.At(pos)
 }
 
-// setMsg stores m at position pos of d's message vector.
+// setMsg stores m at position pos of d's message vector: by an append when
+// pos is the pending hot message's (see InvData), which it then no longer is.
 func (d *InvData) setMsg(pos int, m *Msg) {
-	v := d.Msgs.Set(pos, m)
+	var v persist.Vector[*Msg]
+	if d.pending && int(d.HotPos) == pos {
+		if d.Msgs != nil {
+			v = *d.Msgs
+		}
+		v = v.Append(m)
+		d.pending = false
+	} else {
+		v = d.Msgs.Set(pos, m)
+	}
 	d.Msgs = &v
 }
 

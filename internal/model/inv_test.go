@@ -25,10 +25,7 @@ type msgModel struct {
 // (nil: a hole).
 func checkMsgs(t require.TestingT, n *Inv, want []*msgModel, label string) {
 	d := n.Data()
-	got := 0
-	if d.Msgs != nil {
-		got = d.Msgs.Len()
-	}
+	got := d.NumMsgs()
 	require.Equal(t, len(want), got, "%s: message count", label)
 	var each []string
 	for pos, w := range want {

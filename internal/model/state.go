@@ -123,13 +123,18 @@ func (s *State) EachInv(fn func(*Inv) bool) {
 // never written once published, shared by successive versions of the node);
 // otherwise the vector entry is. When textHot is set, the message's content
 // is hotText on top of that version: a streamed delta appends to hotText and
-// copies no message at all. Read messages with MsgAt, Msg and EachMsg;
+// copies no message at all. When pending is set, the hot message is the
+// last one and has no entry in the vector yet: the message appended last
+// stays out of the vector until another becomes hot, and then goes in by an
+// append, which writes the vector's tail in place, rather than by a Set,
+// which would copy it. Read messages with MsgAt, Msg, EachMsg and NumMsgs;
 // change them with Inv.SetMsg, Inv.AppendText and AppendMsg.
 type InvData struct {
 	Key     int32 // position among the subagent nodes; -1 for the root
 	HotPos  int32
 	Status  InvStatus
 	textHot bool
+	pending bool // the hot message is at HotPos = Msgs' length (see above)
 	Version uint64
 	Msgs    *persist.Vector[*Msg]
 	hot     *Msg
@@ -172,31 +177,45 @@ func (d *InvData) Stored(pos int) (m *Msg, streaming bool) {
 	return d.stored(pos), d.textHot && int(d.HotPos) == pos
 }
 
-// AppendMsg adds m after d's messages and returns its position; d must be a
-// private copy.
-func (d *InvData) AppendMsg(m *Msg) int {
-	var v persist.Vector[*Msg]
+// NumMsgs returns the number of positions of d's messages, the moved and
+// removed ones included.
+func (d *InvData) NumMsgs() int {
+	n := 0
 	if d.Msgs != nil {
-		v = *d.Msgs
+		n = d.Msgs.Len()
 	}
-	pos := v.Len()
-	v = v.Append(m)
-	d.Msgs = &v
+	if d.pending {
+		n++
+	}
+	return n
+}
+
+// AppendMsg adds m after d's messages and returns its position; d must be a
+// private copy, and m is not written afterwards. m becomes the hot message
+// (see InvData); the previous hot message is written back to the vector.
+func (d *InvData) AppendMsg(m *Msg) int {
+	if d.hasHot() {
+		d.writeBack()
+	}
+	pos := d.NumMsgs()
+	d.hot, d.HotPos, d.pending = m, int32(pos), true
 	return pos
 }
 
 // EachMsg calls fn for each message of d in creation order, skipping the
 // moved and removed ones, until fn returns false.
 func (d *InvData) EachMsg(fn func(*Msg) bool) {
-	if d.Msgs == nil {
-		return
+	if d.Msgs != nil {
+		for i, m := range d.Msgs.All() {
+			if d.hasHot() && i == int(d.HotPos) {
+				m = d.MsgAt(i)
+			}
+			if m != nil && !fn(m) {
+				return
+			}
+		}
 	}
-	for i, m := range d.Msgs.All() {
-		if d.hasHot() && i == int(d.HotPos) {
-			m = d.MsgAt(i)
-		}
-		if m != nil && !fn(m) {
-			return
-		}
+	if d.pending {
+		fn(d.MsgAt(int(d.HotPos)))
 	}
 }
