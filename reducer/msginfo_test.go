@@ -70,11 +70,7 @@ func TestPlainTaggedMessagesShareNothingVisible(t *testing.T) {
 		for m := range v.Messages() {
 			require.Equal(t, sub, *m.Subagent, "%q: writing a read message's tag changed the view", sub)
 		}
-		for i, w := range views {
-			b, err := w.MarshalJSON()
-			require.NoError(t, err)
-			require.Equal(t, jsons[i], string(b), "%q: view %d changed after it was published", sub, i)
-		}
+		requireUnchanged(t, sub, views, jsons)
 	}
 }
 
@@ -155,10 +151,17 @@ func TestOtherRolesKept(t *testing.T) {
 			got[m.ID] = m.Role
 		}
 		require.Equal(t, map[string]event.Role{"n": narrator, "h": "critic", "plain": event.RoleAssistant}, got, "%q: after the snapshot", sub)
-		for i, w := range views {
-			js, err := w.MarshalJSON()
-			require.NoError(t, err)
-			require.Equal(t, jsons[i], string(js), "%q: view %d changed after it was published", sub, i)
-		}
+		requireUnchanged(t, sub, views, jsons)
+	}
+}
+
+// requireUnchanged fails t when a view of views no longer writes the JSON
+// of jsons it wrote when it was published.
+func requireUnchanged(t *testing.T, label string, views []*view.View, jsons []string) {
+	t.Helper()
+	for i, w := range views {
+		js, err := w.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, jsons[i], string(js), "%q: view %d changed after it was published", label, i)
 	}
 }
