@@ -161,7 +161,7 @@ func (b *Builder) streamedArgs(d delta, text string) bool {
 	if s == nil || s.made <= b.frozen {
 		return false
 	}
-	n := s.target(b, d, state(b.cur).Cold.Scope.OpenTool)
+	n := s.target(b, d, state(b.cur).Cold.Open.Tool)
 	if n == nil {
 		return false
 	}
@@ -188,7 +188,7 @@ func (b *Builder) rememberArgs(d delta, text string) {
 		b.sm.args.forget(d.id)
 		return
 	}
-	open := state(b.cur).Cold.Scope.OpenTool
+	open := state(b.cur).Cold.Open.Tool
 	id, o, ok := b.remembered.tool.lookup(open, d.id)
 	if !ok || !o.Held {
 		b.sm.args.forget(d.id)
@@ -219,9 +219,9 @@ func (b *Builder) streamed(d delta, text string) bool {
 		return false
 	}
 	st := state(b.cur)
-	open := st.Cold.Scope.OpenText
+	open := st.Cold.Open.Text
 	if d.t == event.TypeReasoningMessageContent {
-		open = st.Cold.Scope.OpenRsn
+		open = st.Cold.Open.Rsn
 	}
 	n := s.target(b, d, open)
 	if n == nil {
@@ -250,9 +250,9 @@ func (b *Builder) remember(d delta) {
 		return
 	}
 	c := state(b.cur).Cold
-	cache, open := &b.remembered.text, c.Scope.OpenText
+	cache, open := &b.remembered.text, c.Open.Text
 	if d.t == event.TypeReasoningMessageContent {
-		cache, open = &b.remembered.rsn, c.Scope.OpenRsn
+		cache, open = &b.remembered.rsn, c.Open.Rsn
 	}
 	id, o, ok := cache.lookup(open, d.id)
 	if !ok || !o.In {

@@ -54,14 +54,14 @@ func laneEnd(k model.LaneKind) (event.Type, string) {
 // laneLive reports whether the entity lane l is streaming is still open. A
 // stream whose entity was ended some other way is stale.
 func (f *folder) laneLive(l model.Lane) bool {
-	sc := &f.st.Cold.Scope
+	op := &f.st.Cold.Open
 	switch l.Kind {
 	case model.LaneTool:
-		return sc.OpenTool.Has(l.ID)
+		return op.Tool.Has(l.ID)
 	case model.LaneReasoning:
-		return sc.OpenRsn.Has(l.ID)
+		return op.Rsn.Has(l.ID)
 	}
-	return sc.OpenText.Has(l.ID)
+	return op.Text.Has(l.ID)
 }
 
 // describeLane names the stream of lane l for messages: "the pending chunk
@@ -106,17 +106,17 @@ func discardStale(lanes persist.Map[model.Lane], viol *Violation) persist.Map[mo
 // END the reference synthesises (tagged like the stream's opener). A stale
 // stream refuses the event (see the top of this file).
 func (f *folder) closeLane(o model.Owner) *Violation {
-	if f.st.Cold.Scope.Lanes.Len() == 0 {
+	if f.st.Cold.RunScope.Lanes.Len() == 0 {
 		return nil
 	}
-	l, ok := f.st.Cold.Scope.Lanes.Get(o.Key())
+	l, ok := f.st.Cold.RunScope.Lanes.Get(o.Key())
 	if !ok {
 		return nil
 	}
 	if !f.laneLive(l) {
 		return f.staleLanes("closes", []model.Lane{l})
 	}
-	f.writeCold().Scope.Lanes = f.st.Cold.Scope.Lanes.Delete(o.Key())
+	f.writeScope().Lanes = f.st.Cold.RunScope.Lanes.Delete(o.Key())
 	return f.endLane(l)
 }
 
@@ -137,7 +137,7 @@ func (f *folder) endLane(l model.Lane) *Violation {
 
 // sortedLanes returns the pending chunk streams in a deterministic order.
 func (f *folder) sortedLanes() []model.Lane {
-	lanes := f.st.Cold.Scope.Lanes
+	lanes := f.st.Cold.RunScope.Lanes
 	keys := sortedKeys(lanes)
 	out := make([]model.Lane, len(keys))
 	for i, k := range keys {
@@ -150,7 +150,7 @@ func (f *folder) sortedLanes() []model.Lane {
 // RUN_STARTED and MESSAGES_SNAPSHOT), in a deterministic order. Stale
 // streams refuse the event, all of them named (and discarded) at once.
 func (f *folder) closeAllLanes() *Violation {
-	if f.st.Cold.Scope.Lanes.Len() == 0 {
+	if f.st.Cold.RunScope.Lanes.Len() == 0 {
 		return nil
 	}
 	ls := f.sortedLanes()
@@ -163,7 +163,7 @@ func (f *folder) closeAllLanes() *Violation {
 	if len(stale) > 0 {
 		return f.staleLanes("closes", stale)
 	}
-	f.writeCold().Scope.Lanes = lanesEmpty
+	f.writeScope().Lanes = lanesEmpty
 	for _, l := range ls {
 		if err := f.endLane(l); err != nil {
 			return err
@@ -178,7 +178,7 @@ func (f *folder) closeAllLanes() *Violation {
 // when the transport breaks; the END the reference synthesizes here would
 // only have been refused for a stale stream, which is reported as a warning.
 func (f *folder) discardLanes() {
-	if f.st.Cold.Scope.Lanes.Len() == 0 {
+	if f.st.Cold.RunScope.Lanes.Len() == 0 {
 		return
 	}
 	for _, l := range f.sortedLanes() {
@@ -188,7 +188,7 @@ func (f *folder) discardLanes() {
 				f.wire, describeLane(l), end, laneKindName(l.Kind), end)
 		}
 	}
-	f.writeCold().Scope.Lanes = lanesEmpty
+	f.writeScope().Lanes = lanesEmpty
 }
 
 // closeOwnLane closes the lane of an explicit event's tag (§4: an explicit
@@ -197,10 +197,10 @@ func (f *folder) discardLanes() {
 // the entity, and the event is refused with a message saying so (the
 // reference fails the same way).
 func (f *folder) closeOwnLane(tag model.Owner, k model.LaneKind, id string) *Violation {
-	if f.st.Cold.Scope.Lanes.Len() == 0 {
+	if f.st.Cold.RunScope.Lanes.Len() == 0 {
 		return nil // the common case: no chunk stream pending anywhere
 	}
-	l, pending := f.st.Cold.Scope.Lanes.Get(tag.Key())
+	l, pending := f.st.Cold.RunScope.Lanes.Get(tag.Key())
 	if err := f.closeLane(tag); err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func (f *folder) closeOwnLane(tag model.Owner, k model.LaneKind, id string) *Vio
 
 // resolveLane finds the lane a chunk of kind k belongs to (§4 resolveLane).
 func (f *folder) resolveLane(k model.LaneKind, id *string, tag model.Owner, idField string) (model.Owner, *Violation) {
-	lanes := f.st.Cold.Scope.Lanes
+	lanes := f.st.Cold.RunScope.Lanes
 	if id != nil {
 		for _, l := range lanes.All() {
 			if l.Kind == k && l.ID == *id {
@@ -268,7 +268,7 @@ func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violatio
 	if err != nil {
 		return err
 	}
-	l, pending := f.st.Cold.Scope.Lanes.Get(lane.Key())
+	l, pending := f.st.Cold.RunScope.Lanes.Get(lane.Key())
 	opened := false
 	if pending && l.Kind == model.LaneText && (e.MessageID == nil || *e.MessageID == l.ID) {
 		if !f.laneLive(l) {
@@ -302,7 +302,7 @@ func (f *folder) textChunk(e *event.TextMessageChunk, tag model.Owner) *Violatio
 		}); err != nil {
 			return err
 		}
-		f.writeCold().Scope.Lanes = f.st.Cold.Scope.Lanes.Set(lane.Key(), l)
+		f.writeScope().Lanes = f.st.Cold.RunScope.Lanes.Set(lane.Key(), l)
 		opened = true
 	}
 	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
@@ -318,7 +318,7 @@ func (f *folder) toolChunk(e *event.ToolCallChunk, tag model.Owner) *Violation {
 	if err != nil {
 		return err
 	}
-	l, pending := f.st.Cold.Scope.Lanes.Get(lane.Key())
+	l, pending := f.st.Cold.RunScope.Lanes.Get(lane.Key())
 	opened := false
 	if pending && l.Kind == model.LaneTool && (e.ToolCallID == nil || *e.ToolCallID == l.ID) {
 		if !f.laneLive(l) {
@@ -350,7 +350,7 @@ func (f *folder) toolChunk(e *event.ToolCallChunk, tag model.Owner) *Violation {
 		}); err != nil {
 			return err
 		}
-		f.writeCold().Scope.Lanes = f.st.Cold.Scope.Lanes.Set(lane.Key(), l)
+		f.writeScope().Lanes = f.st.Cold.RunScope.Lanes.Set(lane.Key(), l)
 		opened = true
 	}
 	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {
@@ -366,7 +366,7 @@ func (f *folder) reasoningChunk(e *event.ReasoningMessageChunk, tag model.Owner)
 	if err != nil {
 		return err
 	}
-	l, pending := f.st.Cold.Scope.Lanes.Get(lane.Key())
+	l, pending := f.st.Cold.RunScope.Lanes.Get(lane.Key())
 	opened := false
 	if pending && l.Kind == model.LaneReasoning && (e.MessageID == nil || *e.MessageID == l.ID) {
 		if !f.laneLive(l) {
@@ -387,7 +387,7 @@ func (f *folder) reasoningChunk(e *event.ReasoningMessageChunk, tag model.Owner)
 		}); err != nil {
 			return err
 		}
-		f.writeCold().Scope.Lanes = f.st.Cold.Scope.Lanes.Set(lane.Key(), l)
+		f.writeScope().Lanes = f.st.Cold.RunScope.Lanes.Set(lane.Key(), l)
 		opened = true
 	}
 	if delta, ok := chunk.Delta(e.Delta, &e.Base, opened); ok {

@@ -16,9 +16,9 @@ func (f *folder) event(e event.Event) *Violation {
 	tag := tagOf(e)
 	if (t.Attributable() || t.Deprecated()) && tag.Sub {
 		// R7 bookkeeping, and the unannounced node attribution alone makes (R11).
-		if _, seen := f.st.Cold.Scope.Attributed.Get(tag.ID); !seen {
-			c := f.writeCold()
-			c.Scope.Attributed = c.Scope.Attributed.Set(tag.ID, struct{}{})
+		if _, seen := f.st.Cold.RunScope.Attributed.Get(tag.ID); !seen {
+			sc := f.writeScope()
+			sc.Attributed = sc.Attributed.Set(tag.ID, struct{}{})
 			k := f.invFor(tag)
 			switch d := f.peek(k); {
 			case !d.Info.Announced:

@@ -89,15 +89,15 @@ func scanned(data []byte, buf []byte) (delta, string) {
 // when not nil, remembers the tags it found.
 func admits(st *model.State, d delta, remembered *lookups) bool {
 	c := st.Cold
-	if c.Rest.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+	if c.Rest.Phase != model.PhaseActive || c.RunScope.Lanes.Len() != 0 {
 		return false
 	}
 	if d.tag.Sub {
 		var seen bool
 		if remembered != nil {
-			_, seen = remembered.attributed.get(c.Scope.Attributed, d.tag.ID)
+			_, seen = remembered.attributed.get(c.RunScope.Attributed, d.tag.ID)
 		} else {
-			_, seen = c.Scope.Attributed.Get(d.tag.ID)
+			_, seen = c.RunScope.Attributed.Get(d.tag.ID)
 		}
 		if !seen {
 			return false
@@ -185,7 +185,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 	}
 	st := state(b.cur)
 	c := st.Cold
-	if c.Rest.Phase != model.PhaseActive || c.Scope.Lanes.Len() != 0 {
+	if c.Rest.Phase != model.PhaseActive || c.RunScope.Lanes.Len() != 0 {
 		return nil
 	}
 	if !s.open.Same(open) {
@@ -201,7 +201,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 		if d.tag != s.owner || s.attrRef == (persist.Ref{}) {
 			return nil
 		}
-		if attr := c.Scope.Attributed; !s.attr.Same(attr) {
+		if attr := c.RunScope.Attributed; !s.attr.Same(attr) {
 			if attr.Ref(d.tag.ID) != s.attrRef {
 				return nil
 			}
@@ -222,7 +222,7 @@ func (s *streamAt[V]) target(b *Builder, d delta, open persist.Map[V]) *model.In
 // in the Builder's current view.
 func (s *streamAt[V]) set(b *Builder, open persist.Map[V], id string, owner model.Owner, loc model.Loc) {
 	st := state(b.cur)
-	attr := st.Cold.Scope.Attributed
+	attr := st.Cold.RunScope.Attributed
 	var attrRef persist.Ref
 	if owner.Sub {
 		attrRef = attr.Ref(owner.ID)

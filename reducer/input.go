@@ -109,7 +109,7 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 	nv, _ := next(v)
 	fv := newFolder(nv, "")
 	f := &fv
-	f.writeCold().Scope = model.RunScope{}
+	f.resetScope(model.RunScope{})
 	r := f.writeRest()
 	r.Ended, r.Phase = false, model.PhaseNone
 	if in.ThreadID != "" {

@@ -19,7 +19,7 @@ func (f *folder) runStarted(e *event.RunStarted) *Violation {
 		return err
 	}
 	f.writeRest().Phase = model.PhaseActive
-	f.writeCold().Scope = model.RunScope{}
+	f.resetScope(model.RunScope{})
 	f.writeRest().Runs = f.st.Cold.Rest.Runs.Append(model.Run{
 		ThreadID: e.ThreadID, RunID: e.RunID, ParentRunID: cloneStr(e.ParentRunID),
 		Status: model.RunRunning, Start: f.index, End: -1,
@@ -35,7 +35,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 	if err := f.closeAllLanes(); err != nil {
 		return err
 	}
-	sc := &f.st.Cold.Scope
+	sc, op := f.st.Cold.RunScope, &f.st.Cold.Open
 	if sc.OpenSteps.Len() > 0 {
 		var names []string
 		for _, s := range sc.OpenSteps.All() {
@@ -48,17 +48,17 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 		slices.Sort(names)
 		return f.violation("V14", "RUN_FINISHED while steps are still open: %s", strings.Join(names, ", "))
 	}
-	if sc.OpenText.Len() > 0 {
-		return f.violation("V14", "RUN_FINISHED while text messages are still open: %s", strings.Join(sortedKeys(sc.OpenText), ", "))
+	if op.Text.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while text messages are still open: %s", strings.Join(sortedKeys(op.Text), ", "))
 	}
-	if sc.OpenRsn.Len() > 0 {
-		return f.violation("V14", "RUN_FINISHED while reasoning messages are still open: %s", strings.Join(sortedKeys(sc.OpenRsn), ", "))
+	if op.Rsn.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while reasoning messages are still open: %s", strings.Join(sortedKeys(op.Rsn), ", "))
 	}
 	if sc.OpenSpan.Len() > 0 {
 		return f.violation("V14", "RUN_FINISHED while reasoning spans are still open: %s", strings.Join(sortedKeys(sc.OpenSpan), ", "))
 	}
-	if sc.OpenTool.Len() > 0 {
-		return f.violation("V14", "RUN_FINISHED while tool calls are still open: %s", strings.Join(sortedKeys(sc.OpenTool), ", "))
+	if op.Tool.Len() > 0 {
+		return f.violation("V14", "RUN_FINISHED while tool calls are still open: %s", strings.Join(sortedKeys(op.Tool), ", "))
 	}
 	if sc.Active.Len() > 0 {
 		return f.violation("R10", "RUN_FINISHED while subagents are still active: %s; close each with SUBAGENT_FINISHED or SUBAGENT_ERROR first",
@@ -109,7 +109,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 // end gives: finished when the run finishes, suspended again when one of
 // the run's interrupts is theirs, abandoned when the run errors.
 func (f *folder) settleContinued(end func(id string) model.InvStatus) {
-	sc := &f.st.Cold.Scope
+	sc := f.st.Cold.RunScope
 	for _, id := range sortedKeys(sc.Attributed) {
 		if _, active := sc.Active.Get(id); active {
 			continue
@@ -159,7 +159,7 @@ func (f *folder) runError(e *event.RunError) *Violation {
 // (its owner of an open message, tool call, reasoning span or step); one with
 // nothing open stays unannounced.
 func (f *folder) abandonAll() {
-	sc := &f.st.Cold.Scope
+	sc, op := f.st.Cold.RunScope, f.st.Cold.Open
 	var holders []int // nodes owning something open
 	hold := func(o model.Owner) {
 		if o.Sub {
@@ -168,18 +168,18 @@ func (f *folder) abandonAll() {
 			}
 		}
 	}
-	for _, id := range sortedKeys(sc.OpenText) {
-		o, _ := sc.OpenText.Get(id)
+	for _, id := range sortedKeys(op.Text) {
+		o, _ := op.Text.Get(id)
 		hold(o.Owner)
 		f.abandonMsg(id)
 	}
-	for _, id := range sortedKeys(sc.OpenRsn) {
-		o, _ := sc.OpenRsn.Get(id)
+	for _, id := range sortedKeys(op.Rsn) {
+		o, _ := op.Rsn.Get(id)
 		hold(o.Owner)
 		f.abandonMsg(id)
 	}
-	for _, id := range sortedKeys(sc.OpenTool) {
-		o, _ := sc.OpenTool.Get(id)
+	for _, id := range sortedKeys(op.Tool) {
+		o, _ := op.Tool.Get(id)
 		hold(o.Owner)
 		if holder, loc, idx, ok := f.call(id); ok {
 			f.changeCall(holder, loc, idx, func(c *model.Call) { c.Status = model.EntAbandoned })
@@ -205,7 +205,7 @@ func (f *folder) abandonAll() {
 			f.node(k).Status = model.InvAbandoned
 		}
 	}
-	f.writeCold().Scope = model.RunScope{Started: sc.Started, Closed: sc.Closed, Attributed: sc.Attributed}
+	f.resetScope(model.RunScope{Started: sc.Started, Closed: sc.Closed, Attributed: sc.Attributed})
 }
 
 func (f *folder) abandonMsg(id string) {
@@ -225,7 +225,7 @@ func stepKey(o model.Owner, name string) string { return o.Key() + "\x00" + name
 
 func (f *folder) stepStarted(name string, tag model.Owner) *Violation {
 	k := stepKey(tag, name)
-	if _, open := f.st.Cold.Scope.OpenSteps.Get(k); open {
+	if _, open := f.st.Cold.RunScope.OpenSteps.Get(k); open {
 		if tag.Sub {
 			return f.violation("V10", "step %q is already open for subagent '%s'; finish it with STEP_FINISHED first", name, tag.ID)
 		}
@@ -235,16 +235,16 @@ func (f *folder) stepStarted(name string, tag model.Owner) *Violation {
 	n := f.info(key)
 	pos := n.Steps.Len()
 	n.Steps = n.Steps.Append(model.Step{Name: name, Status: model.EntOpen, Run: f.runIndex(), Start: f.index, End: -1})
-	f.writeCold().Scope.OpenSteps = f.st.Cold.Scope.OpenSteps.Set(k, model.StepLoc{Owner: tag, Name: name, Inv: key, Pos: pos})
+	f.writeScope().OpenSteps = f.st.Cold.RunScope.OpenSteps.Set(k, model.StepLoc{Owner: tag, Name: name, Inv: key, Pos: pos})
 	return nil
 }
 
 func (f *folder) stepFinished(name string, tag model.Owner) *Violation {
 	k := stepKey(tag, name)
-	sl, open := f.st.Cold.Scope.OpenSteps.Get(k)
+	sl, open := f.st.Cold.RunScope.OpenSteps.Get(k)
 	if !open {
 		var others []string
-		for _, s := range f.st.Cold.Scope.OpenSteps.All() {
+		for _, s := range f.st.Cold.RunScope.OpenSteps.All() {
 			if s.Name == name {
 				others = append(others, s.Owner.Describe())
 			}
@@ -256,7 +256,7 @@ func (f *folder) stepFinished(name string, tag model.Owner) *Violation {
 		}
 		return f.violation("V11", "STEP_FINISHED for step %q, which was not started", name)
 	}
-	f.writeCold().Scope.OpenSteps = f.st.Cold.Scope.OpenSteps.Delete(k)
+	f.writeScope().OpenSteps = f.st.Cold.RunScope.OpenSteps.Delete(k)
 	f.endStep(sl, model.EntClosed)
 	return nil
 }
@@ -273,7 +273,7 @@ func (f *folder) endStep(sl model.StepLoc, status model.EntStatus) {
 
 func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	id := e.ID
-	sc := &f.st.Cold.Scope
+	sc := f.st.Cold.RunScope
 	if _, ok := sc.Active.Get(id); ok {
 		return f.violation("R8", "subagent '%s' is already active; finish it with SUBAGENT_FINISHED first", id)
 	}
@@ -320,7 +320,7 @@ func (f *folder) subagentStarted(e *event.SubagentStarted) *Violation {
 	if e.Description != nil {
 		d.Description = cloneStr(e.Description)
 	}
-	sc = &f.writeCold().Scope
+	sc = f.writeScope()
 	sc.Started = sc.Started.Set(id, struct{}{})
 	sc.Active = sc.Active.Set(id, key)
 	if continued {
@@ -384,7 +384,7 @@ func (f *folder) subagentError(e *event.SubagentError) *Violation {
 
 // active returns the node of an active invocation (R9).
 func (f *folder) active(id string, t event.Type) (int, *Violation) {
-	key, ok := f.st.Cold.Scope.Active.Get(id)
+	key, ok := f.st.Cold.RunScope.Active.Get(id)
 	if !ok {
 		return 0, f.violation("R9", "%s: no active subagent '%s'; SUBAGENT_STARTED must come first", t, id)
 	}
@@ -392,7 +392,7 @@ func (f *folder) active(id string, t event.Type) (int, *Violation) {
 }
 
 func (f *folder) close(id string) {
-	sc := &f.writeCold().Scope
+	sc := f.writeScope()
 	sc.Active = sc.Active.Delete(id)
 	sc.Closed = sc.Closed.Set(id, struct{}{})
 }

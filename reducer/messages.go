@@ -235,17 +235,17 @@ var (
 // open returns the kind's open messages in the current run.
 func (k *msgKind) open(c *model.Cold) persist.Map[model.Open] {
 	if k == reasoningMsgs {
-		return c.Scope.OpenRsn
+		return c.Open.Rsn
 	}
-	return c.Scope.OpenText
+	return c.Open.Text
 }
 
 // setOpen replaces the kind's open messages; c must be a private copy.
 func (k *msgKind) setOpen(c *model.Cold, m persist.Map[model.Open]) {
 	if k == reasoningMsgs {
-		c.Scope.OpenRsn = m
+		c.Open.Rsn = m
 	} else {
-		c.Scope.OpenText = m
+		c.Open.Text = m
 	}
 }
 
@@ -437,7 +437,7 @@ func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Cal
 }
 
 func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, meta json.RawMessage) *Violation {
-	if _, open := f.st.Cold.Scope.OpenTool.Get(id); open {
+	if _, open := f.st.Cold.Open.Tool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}
 	rec, known := f.st.Cold.CallOwner.Get(id)
@@ -479,7 +479,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
-		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, model.OpenCall{Owner: owner, Loc: loc, Idx: idx, Held: true})
+		c.Open.Tool = c.Open.Tool.Set(id, model.OpenCall{Owner: owner, Loc: loc, Idx: idx, Held: true})
 	}
 	if holder, loc, idx, ok := f.call(id); ok {
 		// Reopening a call a message already holds: no duplicate (§7).
@@ -567,7 +567,7 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 }
 
 func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Violation {
-	o, open := f.st.Cold.Scope.OpenTool.Get(id)
+	o, open := f.st.Cold.Open.Tool.Get(id)
 	if !open {
 		return f.violation("V9", "no tool call '%s' is in progress; TOOL_CALL_START must come first", id)
 	}
@@ -575,7 +575,7 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 		return v
 	}
 	c := f.writeCold()
-	c.Scope.OpenTool = c.Scope.OpenTool.Delete(id)
+	c.Open.Tool = c.Open.Tool.Delete(id)
 	if holder, held := f.heldCall(id, o); held {
 		c := *holder.Calls().At(o.Idx)
 		if meta != nil {
@@ -664,7 +664,7 @@ func (f *folder) msgOwnerOf(k *msgKind, id string, rec model.OwnerRec, known boo
 }
 
 func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
-	if _, open := f.st.Cold.Scope.OpenSpan.Get(id); open {
+	if _, open := f.st.Cold.RunScope.OpenSpan.Get(id); open {
 		return f.violation("V12", "reasoning span '%s' is already in progress; end it with REASONING_END first", id)
 	}
 	owner := tag
@@ -681,19 +681,19 @@ func (f *folder) reasoningStart(id string, tag model.Owner) *Violation {
 	n := f.info(key)
 	pos := n.Spans.Len()
 	n.Spans = n.Spans.Append(model.Span{ID: id, Status: model.EntOpen, Start: f.index, End: -1})
-	f.writeCold().Scope.OpenSpan = f.st.Cold.Scope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
+	f.writeScope().OpenSpan = f.st.Cold.RunScope.OpenSpan.Set(id, model.SpanLoc{Owner: owner, Inv: key, Pos: pos})
 	return nil
 }
 
 func (f *folder) reasoningEnd(id string, tag model.Owner) *Violation {
-	sl, open := f.st.Cold.Scope.OpenSpan.Get(id)
+	sl, open := f.st.Cold.RunScope.OpenSpan.Get(id)
 	if !open {
 		return f.violation("V12", "no reasoning span '%s' is in progress; send REASONING_START first", id)
 	}
 	if v := f.ownerMismatch("reasoning message", id, tag, sl.Owner); v != nil {
 		return v
 	}
-	f.writeCold().Scope.OpenSpan = f.st.Cold.Scope.OpenSpan.Delete(id)
+	f.writeScope().OpenSpan = f.st.Cold.RunScope.OpenSpan.Delete(id)
 	f.endSpan(sl, model.EntClosed)
 	return nil
 }

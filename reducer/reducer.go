@@ -151,7 +151,7 @@ func End(v *view.View, cause error) *view.View {
 			f.warn("G11", "the stream broke before any run started: %v", cause)
 		}
 	}
-	f.writeCold().Scope.Lanes = lanesEmpty
+	f.writeScope().Lanes = lanesEmpty
 	f.writeRest().Ended = true
 	f.commit()
 	return publish(nv)
@@ -229,7 +229,9 @@ func record(v *view.View, viol *Violation) *view.View {
 	})
 	r.Violating++
 	if len(viol.stale) > 0 {
-		c.Scope.Lanes = discardStale(c.Scope.Lanes, viol)
+		sc := *c.RunScope
+		sc.Lanes = discardStale(sc.Lanes, viol)
+		c.RunScope = &sc
 	}
 	c.Rest = &r
 	st.Cold = &c
@@ -294,13 +296,14 @@ func warningRule(w event.Warning) string {
 // writes is reachable from a published view until the view is published, so
 // a violation found half-way simply drops the copy.
 type folder struct {
-	st         *model.State
-	coldCopied bool       // st.Cold is this fold's private copy
-	restCopied bool       // st.Cold.Rest is this fold's private copy
-	wire       event.Type // the wire event's type
-	cur        event.Type // the event being folded (differs for chunk expansions)
-	index      int
-	step       uint64
+	st          *model.State
+	coldCopied  bool       // st.Cold is this fold's private copy
+	restCopied  bool       // st.Cold.Rest is this fold's private copy
+	scopeCopied bool       // st.Cold.RunScope is this fold's private copy
+	wire        event.Type // the wire event's type
+	cur         event.Type // the event being folded (differs for chunk expansions)
+	index       int
+	step        uint64
 	// The invocation nodes changed in this fold: usually one or two, kept in
 	// an array to spare an allocation; the rest in more.
 	few        [4]dirtyNode
@@ -326,9 +329,9 @@ func (f *folder) openMsg(k *msgKind, id string) (model.Open, bool) {
 // openTool returns the open tool call id, as OpenTool.Get does.
 func (f *folder) openTool(id string) (model.OpenCall, bool) {
 	if f.remembered != nil {
-		return f.remembered.tool.get(f.st.Cold.Scope.OpenTool, id)
+		return f.remembered.tool.get(f.st.Cold.Open.Tool, id)
 	}
-	return f.st.Cold.Scope.OpenTool.Get(id)
+	return f.st.Cold.Open.Tool.Get(id)
 }
 
 type dirtyNode struct {
@@ -382,6 +385,25 @@ func (f *folder) writeRest() *model.Rest {
 		c.Rest = &r
 	}
 	return c.Rest
+}
+
+// writeScope returns the run scope of the cold part of the state, copied
+// (with the cold part) on first use in this fold.
+func (f *folder) writeScope() *model.RunScope {
+	c := f.writeCold()
+	if !f.scopeCopied {
+		f.scopeCopied = true
+		s := *c.RunScope
+		c.RunScope = &s
+	}
+	return c.RunScope
+}
+
+// resetScope empties the run's bookkeeping (Opens and RunScope) for a new
+// run, keeping what keep returns of the run scope.
+func (f *folder) resetScope(keep model.RunScope) {
+	c := f.writeCold()
+	c.Open, c.RunScope, f.scopeCopied = model.Opens{}, &keep, true
 }
 
 // commit publishes the nodes changed during the fold into the state and

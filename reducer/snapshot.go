@@ -151,7 +151,7 @@ func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[
 		if r, ok := results[c.ID]; ok {
 			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = r.ID, true, bytes.Clone(r.Content)
 		}
-		if f.st.Cold.Scope.OpenTool.Has(c.ID) {
+		if f.st.Cold.Open.Tool.Has(c.ID) {
 			c.Status = model.EntOpen
 		}
 	}
@@ -248,25 +248,26 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 // to the map's except while a snapshot rewrites the map.
 func (f *folder) relocateOpen() {
 	c := f.writeCold()
-	for id, o := range c.Scope.OpenText.All() {
-		c.Scope.OpenText = c.Scope.OpenText.Set(id, f.relocateMsg(id, o))
+	for id, o := range c.Open.Text.All() {
+		c.Open.Text = c.Open.Text.Set(id, f.relocateMsg(id, o))
 	}
-	for id, o := range c.Scope.OpenRsn.All() {
-		c.Scope.OpenRsn = c.Scope.OpenRsn.Set(id, f.relocateMsg(id, o))
+	for id, o := range c.Open.Rsn.All() {
+		c.Open.Rsn = c.Open.Rsn.Set(id, f.relocateMsg(id, o))
 	}
-	for id, o := range c.Scope.OpenSpan.All() {
+	for id, o := range c.RunScope.OpenSpan.All() {
 		// A span shares its owner with the reasoning message of its id.
 		if rec, ok := c.MsgOwner(id); ok && rec.Kind == model.KindReasoning && rec.Owner != o.Owner {
 			o.Owner = rec.Owner
-			c.Scope.OpenSpan = c.Scope.OpenSpan.Set(id, o)
+			sc := f.writeScope()
+			sc.OpenSpan = sc.OpenSpan.Set(id, o)
 		}
 	}
-	for id, o := range c.Scope.OpenTool.All() {
+	for id, o := range c.Open.Tool.All() {
 		_, o.Loc, o.Idx, o.Held = f.call(id)
 		if owner, ok := c.CallOwner.Get(id); ok {
 			o.Owner = owner
 		}
-		c.Scope.OpenTool = c.Scope.OpenTool.Set(id, o)
+		c.Open.Tool = c.Open.Tool.Set(id, o)
 	}
 }
 

@@ -306,14 +306,23 @@ type OpenCall struct {
 	Held  bool
 }
 
-// RunScope is the verifier bookkeeping that resets at every RUN_STARTED
-// (docs/protocol.md V5): open entities, steps, subagent lifecycle, chunk lanes.
+// Opens are the text messages, tool calls and reasoning messages open in
+// the current run: part of the verifier bookkeeping that resets at every
+// RUN_STARTED (docs/protocol.md V5), apart from the rest of it (RunScope)
+// because every message opens and closes one.
+type Opens struct {
+	Text persist.Map[Open]     // text message id → owner, where
+	Tool persist.Map[OpenCall] // tool call id → owner, where
+	Rsn  persist.Map[Open]     // reasoning message id → owner, where
+}
+
+// RunScope is the rest of the verifier bookkeeping that resets at every
+// RUN_STARTED (docs/protocol.md V5): open spans and steps, subagent
+// lifecycle, chunk lanes. A RunScope reachable from a published state is
+// never written: a fold that changes it copies it first.
 type RunScope struct {
-	OpenText  persist.Map[Open]     // text message id → owner, where
-	OpenTool  persist.Map[OpenCall] // tool call id → owner, where
-	OpenRsn   persist.Map[Open]     // reasoning message id → owner, where
-	OpenSpan  persist.Map[SpanLoc]  // reasoning span id → owner, record
-	OpenSteps persist.Map[StepLoc]  // owner key + "\x00" + name → step
+	OpenSpan  persist.Map[SpanLoc] // reasoning span id → owner, record
+	OpenSteps persist.Map[StepLoc] // owner key + "\x00" + name → step
 
 	Active     persist.Map[int]      // active subagent id → node
 	Closed     persist.Map[struct{}] // ids finished, suspended or errored in this run
@@ -326,18 +335,22 @@ type RunScope struct {
 // Cold is the part of a State most events leave alone. What the events
 // that open and close messages and tool calls change (the run's open
 // entities, the message index and list, tool call holders) is held here;
-// what few events change is behind Rest, so that those events copy a
-// third of the cold part, not all of it.
+// what few events change is behind RunScope and Rest, so that those events
+// copy a small cold part (176 bytes), not all of it.
 type Cold struct {
-	Scope RunScope
+	Open Opens
+	// RunScope is never nil.
+	RunScope *RunScope
 
 	// Messages: the AG-UI list, where each message lives and who owns it
 	// (Msgs), which message holds each tool call.
 	List List
 	// Msgs: message id → its owner (kept for the whole stream, G6) and
 	// where it lives while it is in the list. Read and write it with
-	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc.
-	Msgs    persist.Map[MsgRec]
+	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc. A BufMap: it
+	// gains a key per message, and a Map would copy its full top levels
+	// for each.
+	Msgs    persist.BufMap[MsgRec]
 	CallLoc persist.Map[CallLoc] // tool call id → where it is held
 	// ResultAfter: assistant message id → the last tool result inserted
 	// after it (a hint: the tool messages up to it follow the message).
@@ -380,4 +393,6 @@ type Rest struct {
 
 // NewCold returns the cold part of a new stream's state, with doc as its
 // state document.
-func NewCold(doc patch.Document) *Cold { return &Cold{Rest: &Rest{Doc: doc}} }
+func NewCold(doc patch.Document) *Cold {
+	return &Cold{RunScope: &RunScope{}, Rest: &Rest{Doc: doc}}
+}

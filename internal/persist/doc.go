@@ -11,6 +11,9 @@
 //     O(1) amortised Append, O(log₃₂ n) At and Set.
 //   - [Map], a hash array mapped trie with string keys (CHAMP layout):
 //     O(log₃₂ n) Get, Set and Delete.
+//   - [BufMap], a Map that takes writes into a log of 32 before its trie
+//     and moves them in as one batch: for an index that grows by a key per
+//     event, it copies the trie's top levels once per 32 writes.
 //   - [Text], append-only streamed text in one growing buffer: Append costs
 //     amortised O(new bytes), String is O(1) and does not allocate.
 //
@@ -23,9 +26,9 @@
 // A value, once returned, is never written again: every operation copies the
 // path it changes and shares the rest. Updating an older value, even twice,
 // yields results that never alias each other's memory in a way either can
-// observe. Two collections reuse unused spare capacity for speed: [Vector]
-// appends into the free slots of its 32-element tail, and [Text] extends its
-// buffer in place.
+// observe. Three collections reuse unused spare capacity for speed: [Vector]
+// appends into the free slots of its 32-element tail, [BufMap] into those of
+// its log, and [Text] extends its buffer in place.
 // In each case a slot or byte range is claimed with an atomic
 // compare-and-swap by exactly one successor value before it is written, and
 // no existing value can see memory beyond its own length, so the second

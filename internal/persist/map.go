@@ -45,19 +45,57 @@ type Map[V any] struct {
 
 // mapNode is a trie node. Below mapMaxShift, datamap has one bit per 5-bit
 // hash fragment that holds an entry and nodemap one bit per fragment that
-// holds a deeper node (never both); entries and kids hold them in fragment
-// order. At mapMaxShift both bitmaps are zero, kids is empty and entries is
-// a list of full-hash collisions. Both arrays live in one allocation with
-// the node (see newNode), but for a collision list longer than 32, which
-// has an array of its own. A node below the root always holds at
-// least two entries or one deeper node (a lone entry moves up into its
-// parent). Nodes, and the arrays they point to, are never written after
-// they are reachable from a Map.
+// holds a deeper node (never both); the node's entries and then its kids
+// follow the bitmaps in the node's own allocation, in fragment order (see
+// newNode, entries and kids): a node is its two bitmaps and its pointers,
+// nothing else. At mapMaxShift a node is a list of full-hash collisions:
+// its bitmaps are collisionData and collisionNodes (which share bits, as
+// no other node's do), and its one slot points to the list. A node below
+// the root always holds at least two entries or one deeper node (a lone
+// entry moves up into its parent). Nodes, and the lists they point to, are
+// never written after they are reachable from a Map.
 type mapNode struct {
 	datamap uint32
 	nodemap uint32
-	entries []*entryKey
-	kids    []*mapNode
+}
+
+// The bitmaps of a collision node.
+const (
+	collisionData  = 1
+	collisionNodes = ^uint32(0)
+)
+
+// collisionList is the entries of a collision node.
+type collisionList struct{ entries []*entryKey }
+
+// collision reports whether n is a collision node.
+func (n *mapNode) collision() bool { return n.datamap&n.nodemap != 0 }
+
+// slot returns the address of n's slot i (entries first, then kids); n has
+// at least i+1 slots.
+func (n *mapNode) slot(i int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(n), unsafe.Sizeof(mapNode{})+uintptr(i)*unsafe.Sizeof(unsafe.Pointer(nil)))
+}
+
+// entries returns n's entries, in n's memory: writing them writes n.
+func (n *mapNode) entries() []*entryKey {
+	if n.collision() {
+		return (*collisionList)(*(*unsafe.Pointer)(n.slot(0))).entries
+	}
+	ne := bits.OnesCount32(n.datamap)
+	if ne == 0 {
+		return nil
+	}
+	return unsafe.Slice((**entryKey)(n.slot(0)), ne)
+}
+
+// kids returns n's deeper nodes, in n's memory: writing them writes n.
+func (n *mapNode) kids() []*mapNode {
+	nk := bits.OnesCount32(n.nodemap)
+	if nk == 0 || n.collision() {
+		return nil
+	}
+	return unsafe.Slice((**mapNode)(n.slot(bits.OnesCount32(n.datamap))), nk)
 }
 
 // entryKey is the part of an entry the trie reads: its key and the key's
@@ -108,7 +146,7 @@ func (m Map[V]) get(h uint64, k string) (V, bool) {
 func (node *mapNode) find(h uint64, k string) *entryKey {
 	for shift := uint(0); node != nil; shift += mapBits {
 		if shift >= mapMaxShift {
-			for _, e := range node.entries {
+			for _, e := range node.entries() {
 				if e.key == k {
 					return e
 				}
@@ -117,7 +155,7 @@ func (node *mapNode) find(h uint64, k string) *entryKey {
 		}
 		bit := uint32(1) << ((h >> shift) & mapMask)
 		if node.datamap&bit != 0 {
-			if e := node.entries[index(node.datamap, bit)]; e.hash == h && e.key == k {
+			if e := *(**entryKey)(node.slot(index(node.datamap, bit))); e.hash == h && e.key == k {
 				return e
 			}
 			return nil
@@ -125,7 +163,7 @@ func (node *mapNode) find(h uint64, k string) *entryKey {
 		if node.nodemap&bit == 0 {
 			return nil
 		}
-		node = node.kids[index(node.nodemap, bit)]
+		node = *(**mapNode)(node.slot(bits.OnesCount32(node.datamap) + index(node.nodemap, bit)))
 	}
 	return nil
 }
@@ -174,7 +212,7 @@ func (m Map[V]) set(h uint64, k string, v V) Map[V] {
 	e := newEntry(h, k, v)
 	if m.root == nil {
 		root := newNode(1<<(h&mapMask), 0, 1, 0)
-		root.entries[0] = e
+		root.entries()[0] = e
 		return Map[V]{root: root, n: 1}
 	}
 	root, added := mapSet(m.root, 0, e)
@@ -187,21 +225,21 @@ func (m Map[V]) set(h uint64, k string, v V) Map[V] {
 // mapSet returns a copy of node with e stored, and whether its key was new.
 func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 	if shift >= mapMaxShift {
-		for i := range node.entries {
-			if node.entries[i].key == e.key {
+		for i := range node.entries() {
+			if node.entries()[i].key == e.key {
 				return node.withEntry(i, e), false
 			}
 		}
-		c := newNode(0, 0, len(node.entries)+1, 0)
-		copy(c.entries, node.entries)
-		c.entries[len(node.entries)] = e
+		c := newNode(collisionData, collisionNodes, len(node.entries())+1, 0)
+		copy(c.entries(), node.entries())
+		c.entries()[len(node.entries())] = e
 		return c, true
 	}
 	bit := uint32(1) << ((e.hash >> shift) & mapMask)
 	switch {
 	case node.datamap&bit != 0:
 		i := index(node.datamap, bit)
-		old := node.entries[i]
+		old := node.entries()[i]
 		if old.hash == e.hash && old.key == e.key {
 			return node.withEntry(i, e), false
 		}
@@ -209,15 +247,15 @@ func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 		return node.entryToKid(i, bit, mergeEntries(shift+mapBits, old, e)), true
 	case node.nodemap&bit != 0:
 		i := index(node.nodemap, bit)
-		kid, added := mapSet(node.kids[i], shift+mapBits, e)
+		kid, added := mapSet(node.kids()[i], shift+mapBits, e)
 		return node.withKid(i, kid), added
 	default:
 		i := index(node.datamap, bit)
-		c := newNode(node.datamap|bit, node.nodemap, len(node.entries)+1, len(node.kids))
-		copy(c.entries, node.entries[:i])
-		c.entries[i] = e
-		copy(c.entries[i+1:], node.entries[i:])
-		copy(c.kids, node.kids)
+		c := newNode(node.datamap|bit, node.nodemap, len(node.entries())+1, len(node.kids()))
+		copy(c.entries(), node.entries()[:i])
+		c.entries()[i] = e
+		copy(c.entries()[i+1:], node.entries()[i:])
+		copy(c.kids(), node.kids())
 		return c, true
 	}
 }
@@ -226,21 +264,21 @@ func mapSet(node *mapNode, shift uint, e *entryKey) (*mapNode, bool) {
 // and b, whose keys differ and whose hashes agree below shift.
 func mergeEntries(shift uint, a, b *entryKey) *mapNode {
 	if shift >= mapMaxShift {
-		c := newNode(0, 0, 2, 0)
-		c.entries[0], c.entries[1] = a, b
+		c := newNode(collisionData, collisionNodes, 2, 0)
+		c.entries()[0], c.entries()[1] = a, b
 		return c
 	}
 	fa, fb := (a.hash>>shift)&mapMask, (b.hash>>shift)&mapMask
 	if fa == fb {
 		c := newNode(0, 1<<fa, 0, 1)
-		c.kids[0] = mergeEntries(shift+mapBits, a, b)
+		c.kids()[0] = mergeEntries(shift+mapBits, a, b)
 		return c
 	}
 	c := newNode(1<<fa|1<<fb, 0, 2, 0)
 	if fa < fb {
-		c.entries[0], c.entries[1] = a, b
+		c.entries()[0], c.entries()[1] = a, b
 	} else {
-		c.entries[0], c.entries[1] = b, a
+		c.entries()[0], c.entries()[1] = b, a
 	}
 	return c
 }
@@ -248,119 +286,110 @@ func mergeEntries(shift uint, a, b *entryKey) *mapNode {
 // withEntry returns a copy of n with entry i replaced by e.
 func (n *mapNode) withEntry(i int, e *entryKey) *mapNode {
 	c := n.clone(n.datamap, n.nodemap)
-	c.entries[i] = e
+	c.entries()[i] = e
 	return c
 }
 
 // withKid returns a copy of n with kid i replaced by kid.
 func (n *mapNode) withKid(i int, kid *mapNode) *mapNode {
 	c := n.clone(n.datamap, n.nodemap)
-	c.kids[i] = kid
+	c.kids()[i] = kid
 	return c
 }
 
 // clone returns a copy of n with the given bitmaps, which select as many
 // entries and kids as n's.
 func (n *mapNode) clone(datamap, nodemap uint32) *mapNode {
-	c := newNode(datamap, nodemap, len(n.entries), len(n.kids))
-	copy(c.entries, n.entries)
-	copy(c.kids, n.kids)
+	c := newNode(datamap, nodemap, len(n.entries()), len(n.kids()))
+	copy(c.entries(), n.entries())
+	copy(c.kids(), n.kids())
 	return c
 }
 
 // withoutEntry returns a copy of n without entry i (at fragment bit).
 func (n *mapNode) withoutEntry(i int, bit uint32) *mapNode {
-	c := newNode(n.datamap&^bit, n.nodemap, len(n.entries)-1, len(n.kids))
-	copy(c.entries, n.entries[:i])
-	copy(c.entries[i:], n.entries[i+1:])
-	copy(c.kids, n.kids)
+	c := newNode(n.datamap&^bit, n.nodemap, len(n.entries())-1, len(n.kids()))
+	copy(c.entries(), n.entries()[:i])
+	copy(c.entries()[i:], n.entries()[i+1:])
+	copy(c.kids(), n.kids())
 	return c
 }
 
 // entryToKid returns a copy of n where the entry i at fragment bit is
 // replaced by the deeper node kid.
 func (n *mapNode) entryToKid(i int, bit uint32, kid *mapNode) *mapNode {
-	c := newNode(n.datamap&^bit, n.nodemap|bit, len(n.entries)-1, len(n.kids)+1)
-	copy(c.entries, n.entries[:i])
-	copy(c.entries[i:], n.entries[i+1:])
+	c := newNode(n.datamap&^bit, n.nodemap|bit, len(n.entries())-1, len(n.kids())+1)
+	copy(c.entries(), n.entries()[:i])
+	copy(c.entries()[i:], n.entries()[i+1:])
 	j := index(n.nodemap, bit)
-	copy(c.kids, n.kids[:j])
-	c.kids[j] = kid
-	copy(c.kids[j+1:], n.kids[j:])
+	copy(c.kids(), n.kids()[:j])
+	c.kids()[j] = kid
+	copy(c.kids()[j+1:], n.kids()[j:])
 	return c
 }
 
 // kidToEntry returns a copy of n where the deeper node i at fragment bit is
 // replaced by the entry e (the last entry left below it).
 func (n *mapNode) kidToEntry(i int, bit uint32, e *entryKey) *mapNode {
-	c := newNode(n.datamap|bit, n.nodemap&^bit, len(n.entries)+1, len(n.kids)-1)
-	copy(c.kids, n.kids[:i])
-	copy(c.kids[i:], n.kids[i+1:])
+	c := newNode(n.datamap|bit, n.nodemap&^bit, len(n.entries())+1, len(n.kids())-1)
+	copy(c.kids(), n.kids()[:i])
+	copy(c.kids()[i:], n.kids()[i+1:])
 	j := index(n.datamap, bit)
-	copy(c.entries, n.entries[:j])
-	c.entries[j] = e
-	copy(c.entries[j+1:], n.entries[j:])
+	copy(c.entries(), n.entries()[:j])
+	c.entries()[j] = e
+	copy(c.entries()[j+1:], n.entries()[j:])
 	return c
 }
 
-// slotted is a node allocated together with the array its entries and kids
-// live in (entries first), so that reading a node and its arrays touches
-// one allocation, often one or two cache lines, and making one costs one
-// allocation instead of three.
+// slotted is a node allocated together with its slots, the array its
+// entries and kids live in (entries first; see mapNode.slot), so that
+// reading a node touches one allocation, often one or two cache lines, and
+// a node costs its bitmaps and its pointers and nothing else.
 type slotted[A any] struct {
 	node  mapNode
 	slots A
 }
 
-// alloc returns the node of a new slotted[A] and its array.
-func alloc[A any]() (*mapNode, unsafe.Pointer) {
-	x := new(slotted[A])
-	return &x.node, unsafe.Pointer(&x.slots)
-}
+// alloc returns the node of a new slotted[A].
+func alloc[A any]() *mapNode { return &new(slotted[A]).node }
 
 // newNode returns a new node with the given bitmaps, whose entries and kids
 // are ne and nk nil pointers in an array allocated with the node: up to
 // 32 of them (a node below mapMaxShift never holds more) in the smallest
-// of a few sizes that fits; a longer collision list gets an array of its
-// own.
+// of a few sizes that fits. With the bitmaps of a collision node, it
+// returns one whose list has ne entries.
 func newNode(datamap, nodemap uint32, ne, nk int) *mapNode {
 	var c *mapNode
-	var p unsafe.Pointer
 	switch n := ne + nk; {
+	case datamap&nodemap != 0:
+		c = alloc[[1]unsafe.Pointer]()
+		*(*unsafe.Pointer)(c.slot(0)) = unsafe.Pointer(&collisionList{entries: make([]*entryKey, ne)})
 	case n == 0:
 		c = new(mapNode)
 	case n <= 2:
-		c, p = alloc[[2]unsafe.Pointer]()
+		c = alloc[[2]unsafe.Pointer]()
 	case n <= 4:
-		c, p = alloc[[4]unsafe.Pointer]()
+		c = alloc[[4]unsafe.Pointer]()
 	case n <= 6:
-		c, p = alloc[[6]unsafe.Pointer]()
+		c = alloc[[6]unsafe.Pointer]()
 	case n <= 8:
-		c, p = alloc[[8]unsafe.Pointer]()
+		c = alloc[[8]unsafe.Pointer]()
 	case n <= 12:
-		c, p = alloc[[12]unsafe.Pointer]()
+		c = alloc[[12]unsafe.Pointer]()
 	case n <= 16:
-		c, p = alloc[[16]unsafe.Pointer]()
+		c = alloc[[16]unsafe.Pointer]()
 	case n <= 24:
-		c, p = alloc[[24]unsafe.Pointer]()
-	case n <= 32:
-		c, p = alloc[[32]unsafe.Pointer]()
+		c = alloc[[24]unsafe.Pointer]()
 	default:
-		c, p = new(mapNode), unsafe.Pointer(unsafe.SliceData(make([]unsafe.Pointer, n)))
+		c = alloc[[32]unsafe.Pointer]()
 	}
 	c.datamap, c.nodemap = datamap, nodemap
-	if ne > 0 {
-		c.entries = unsafe.Slice((**entryKey)(p), ne)
-	}
-	if nk > 0 {
-		c.kids = unsafe.Slice((**mapNode)(unsafe.Add(p, uintptr(ne)*unsafe.Sizeof(p))), nk)
-	}
 	return c
 }
 
 // lone reports whether n holds exactly one entry and nothing else, so that
 // its parent can hold the entry instead.
-func (n *mapNode) lone() bool { return len(n.entries) == 1 && len(n.kids) == 0 }
+func (n *mapNode) lone() bool { return len(n.entries()) == 1 && len(n.kids()) == 0 }
 
 // Delete returns a map equal to m without an entry for k. It returns m
 // itself when m has no entry for k.
@@ -375,7 +404,7 @@ func (m Map[V]) delete(h uint64, k string) Map[V] {
 	if !removed {
 		return m
 	}
-	if len(root.entries) == 0 && len(root.kids) == 0 {
+	if len(root.entries()) == 0 && len(root.kids()) == 0 {
 		root = nil
 	}
 	return Map[V]{root: root, n: m.n - 1}
@@ -386,8 +415,8 @@ func (m Map[V]) delete(h uint64, k string) Map[V] {
 // root) or lone (only below it: its parent takes the entry up).
 func mapDelete(node *mapNode, shift uint, h uint64, k string) (*mapNode, bool) {
 	if shift >= mapMaxShift {
-		for i := range node.entries {
-			if node.entries[i].key == k {
+		for i := range node.entries() {
+			if node.entries()[i].key == k {
 				return node.withoutEntry(i, 0), true
 			}
 		}
@@ -397,18 +426,18 @@ func mapDelete(node *mapNode, shift uint, h uint64, k string) (*mapNode, bool) {
 	switch {
 	case node.datamap&bit != 0:
 		i := index(node.datamap, bit)
-		if e := node.entries[i]; e.hash != h || e.key != k {
+		if e := node.entries()[i]; e.hash != h || e.key != k {
 			return node, false
 		}
 		return node.withoutEntry(i, bit), true
 	case node.nodemap&bit != 0:
 		i := index(node.nodemap, bit)
-		kid, removed := mapDelete(node.kids[i], shift+mapBits, h, k)
+		kid, removed := mapDelete(node.kids()[i], shift+mapBits, h, k)
 		switch {
 		case !removed:
 			return node, false
 		case kid.lone():
-			return node.kidToEntry(i, bit, kid.entries[0]), true
+			return node.kidToEntry(i, bit, kid.entries()[0]), true
 		default:
 			return node.withKid(i, kid), true
 		}
@@ -439,12 +468,12 @@ func (m Map[V]) Keys() iter.Seq[string] {
 // each yields the entries of n and then those below it, until yield returns
 // false; it reports whether yield never did.
 func (n *mapNode) each(yield func(*entryKey) bool) bool {
-	for _, e := range n.entries {
+	for _, e := range n.entries() {
 		if !yield(e) {
 			return false
 		}
 	}
-	for _, kid := range n.kids {
+	for _, kid := range n.kids() {
 		if !kid.each(yield) {
 			return false
 		}

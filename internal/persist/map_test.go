@@ -5,6 +5,7 @@ import (
 	"maps"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -308,4 +309,13 @@ func TestMapEveryNodeSize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMapNodeLayout checks what mapNode.slot relies on: a node's slots start
+// right after its bitmaps, in every size newNode allocates.
+func TestMapNodeLayout(t *testing.T) {
+	assert.Equal(t, uintptr(8), unsafe.Sizeof(mapNode{}), "a node is its two bitmaps")
+	assert.Equal(t, unsafe.Sizeof(mapNode{}), unsafe.Offsetof(slotted[[2]unsafe.Pointer]{}.slots))
+	assert.Equal(t, unsafe.Sizeof(mapNode{}), unsafe.Offsetof(slotted[[32]unsafe.Pointer]{}.slots))
+	assert.Equal(t, uintptr(264), unsafe.Sizeof(slotted[[32]unsafe.Pointer]{}), "a full node fits the 288-byte size class")
 }
