@@ -48,7 +48,7 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 // record, see model.MsgRec). prev is m's id's record as the caller read it
 // in this fold, nil when it did not.
 func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after string, prev *model.MsgRec) model.Loc {
-	key := f.invFor(tagOwner(m.Info.Tag))
+	key := f.invFor(tagOwner(m.Info().Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
 	if owner != nil {
@@ -115,7 +115,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 // update stores the changed message c of the message at loc, moving it to
 // another invocation when its tag changed.
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
-	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
+	if tagOwner(old.Info().Tag) != tagOwner(c.Info().Tag) {
 		f.unplace(loc)
 		f.place(c, nil, false, "", nil)
 		return
@@ -320,10 +320,9 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		if role != nil {
 			r = *role
 		}
-		loc = f.place(&model.Msg{
-			ID: id, Role: r, HasText: true, Status: model.EntOpen,
-			Info: f.msgInfo(tag, cloneStr(name), meta),
-		}, record, true, "", &idx)
+		m := model.NewMsg(id, r, f.msgInfo(tag, cloneStr(name), meta))
+		m.HasText, m.Status = true, model.EntOpen
+		loc = f.place(m, record, true, "", &idx)
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
@@ -337,7 +336,7 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	c := *m
 	if meta != nil {
 		c = *m.WithInfo()
-		c.Info.Meta = c.Info.Meta.Merge(meta)
+		c.Info().Meta = c.Info().Meta.Merge(meta)
 	}
 	c.Status = model.EntOpen
 	f.putMsg(loc, &c)
@@ -356,16 +355,16 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	hasText := streaming || m.HasText
-	if !hasText && m.Info.HasDoc {
+	if !hasText && m.HasDoc {
 		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
 		return
 	}
-	if !hasText && m.Info.Raw != nil {
+	if !hasText && m.Info().Raw != nil {
 		// G16: a delta into content parts replaces them with its text, as the
 		// reference does.
 		c := *m.WithInfo()
-		c.Info.Raw = nil
-		c.Info.Meta = c.Info.Meta.Merge(meta)
+		c.Info().Raw = nil
+		c.Info().Meta = c.Info().Meta.Merge(meta)
 		c.Text, c.HasText = persist.TextOf(delta), true
 		f.putMsg(loc, &c)
 		return
@@ -378,9 +377,9 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
-	info := *c.Info
+	info := *c.Info()
 	info.Meta = info.Meta.Merge(meta)
-	c.Info = &info
+	c.SetInfo(&info)
 	c.HasText = true
 	c.Text = c.Text.Append(delta)
 	f.putMsg(loc, &c)
@@ -422,9 +421,9 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		return
 	}
 	if meta != nil {
-		info := *c.Info
+		info := *c.Info()
 		info.Meta = info.Meta.Merge(meta)
-		c.Info = &info
+		c.SetInfo(&info)
 	}
 	c.Status = model.EntClosed
 	// The text is complete: give back the room its buffer kept to grow.
@@ -445,7 +444,7 @@ func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok 
 	if !found {
 		return nil, loc, -1, false
 	}
-	if i := holder.Calls.Find(id, at.Idx); i >= 0 {
+	if i := holder.Calls().Find(id, at.Idx); i >= 0 {
 		return holder, loc, i, true
 	}
 	return nil, loc, -1, false
@@ -456,21 +455,21 @@ func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok 
 // result), not its info, which other calls may share: use changeCallInfo
 // for that.
 func (f *folder) changeCall(holder *model.Msg, loc model.Loc, idx int, fn func(*model.Call)) {
-	c := *holder.Calls.At(idx)
+	c := *holder.Calls().At(idx)
 	fn(&c)
 	f.putCall(holder, loc, idx, &c)
 }
 
 // changeCallInfo is changeCall for the call's info.
 func (f *folder) changeCallInfo(holder *model.Msg, loc model.Loc, idx int, fn func(*model.CallInfo)) {
-	c := holder.Calls.At(idx).WithInfo()
+	c := holder.Calls().At(idx).WithInfo()
 	fn(c.Info)
 	f.putCall(holder, loc, idx, c)
 }
 
 func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Call) {
 	h := *holder
-	h.Calls = holder.Calls.Set(idx, c)
+	h.SetCall(idx, c)
 	f.putMsg(loc, &h)
 }
 
@@ -521,7 +520,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	}
 	if holder, loc, idx, ok := f.call(id); ok {
 		// Reopening a call a message already holds: no duplicate (§7).
-		c := holder.Calls.At(idx).WithInfo()
+		c := holder.Calls().At(idx).WithInfo()
 		if c.Name != name {
 			f.warn(ruleApply, "tool call '%s' reopened under the name '%s' (was '%s'); renamed", id, name, c.Name)
 			c.Name = name
@@ -537,12 +536,12 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		target = *parentMsg
 	}
 	tm, tloc, exists := f.msg(target)
-	if exists && tm.Role != event.RoleAssistant {
+	if exists && tm.Role() != event.RoleAssistant {
 		f.warn(ruleApply, "tool call '%s' names parent message '%s', which is a %s message, not an assistant message; the call goes to an assistant message '%s'",
-			id, target, tm.Role, id)
+			id, target, tm.Role(), id)
 		target = id
 		tm, tloc, exists = f.msg(target)
-		if exists && tm.Role != event.RoleAssistant {
+		if exists && tm.Role() != event.RoleAssistant {
 			return f.violation("A1", "tool call '%s' needs an assistant message '%s', but that id names a %s; one id names one message of one kind", id, id, tm.Kind())
 		}
 	}
@@ -550,16 +549,14 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	idx := 0
 	if exists {
 		h := *tm
-		idx = tm.Calls.Len()
-		h.Calls = tm.Calls.Append(c)
-		h.HasCalls = true
+		idx = tm.Calls().Len()
+		h.AppendCall(c)
 		f.putMsg(tloc, &h)
 	} else {
 		// G6: a message a tool call creates belongs to the call's owner.
-		tloc = f.appendMsg(&model.Msg{
-			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
-			Info: f.msgInfo(tag, nil, nil),
-		}, &model.OwnerRec{Owner: owner, Kind: model.KindText})
+		m := model.NewMsg(target, event.RoleAssistant, f.msgInfo(tag, nil, nil))
+		m.AppendCall(c)
+		tloc = f.appendMsg(m, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
 	f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
 	open(tloc, idx)
@@ -572,7 +569,7 @@ func (f *folder) heldCall(id string, o model.OpenCall) (model.Msg, bool) {
 	if !o.Held {
 		return model.Msg{}, false
 	}
-	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < h.Calls.Len() && h.Calls.At(o.Idx).ID == id {
+	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < h.Calls().Len() && h.Calls().At(o.Idx).ID == id {
 		return h, true
 	}
 	return model.Msg{}, false
@@ -595,9 +592,9 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 	if delta == "" && meta == nil {
 		return nil
 	}
-	c := *holder.Calls.At(idx)
+	c := *holder.Calls().At(idx)
 	if meta != nil {
-		c = *holder.Calls.At(idx).WithInfo()
+		c = *holder.Calls().At(idx).WithInfo()
 		c.Info.Meta = c.Info.Meta.Merge(meta)
 	}
 	c.Args = c.Args.Append(delta)
@@ -616,9 +613,9 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 	c := f.writeCold()
 	c.Open.Tool = c.Open.Tool.Delete(id)
 	if holder, held := f.heldCall(id, o); held {
-		c := *holder.Calls.At(o.Idx)
+		c := *holder.Calls().At(o.Idx)
 		if meta != nil {
-			c = *holder.Calls.At(o.Idx).WithInfo()
+			c = *holder.Calls().At(o.Idx).WithInfo()
 			c.Info.Meta = c.Info.Meta.Merge(meta)
 		}
 		c.Status = model.EntClosed
@@ -639,9 +636,9 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		role = *e.Role
 	}
 	callID := e.ToolCallID
-	m := &model.Msg{ID: e.MessageID, Role: role, Info: model.ToolInfo(f.tagOf(tag), callID, e.Metadata)}
+	m := model.NewMsg(e.MessageID, role, model.ToolInfo(f.tagOf(tag), callID, e.Metadata))
 	sent, text, isText, other := resultContent(e.Content)
-	m.Text, m.HasText, m.Info.Raw = text, isText, other
+	m.Text, m.HasText, m.Info().Raw = text, isText, other
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
@@ -653,7 +650,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		// already, and not walking them again keeps n results under one
 		// message O(n).
 		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
-			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
+			if lm, _, ok := f.msg(last); ok && lm.Role() == event.RoleTool {
 				at = last
 			}
 		}
@@ -662,7 +659,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			if !ok {
 				break
 			}
-			if nm, _, ok := f.msg(next); !ok || nm.Role != event.RoleTool {
+			if nm, _, ok := f.msg(next); !ok || nm.Role() != event.RoleTool {
 				break
 			}
 			at = next
@@ -762,9 +759,9 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 			(rec.Kind == model.KindText || rec.Kind == model.KindReasoning) {
 			return f.violation("R15", "subagentRunId '%s' does not match the message '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Owner.Quoted())
 		}
-		if m, loc, ok := f.msg(e.EntityID); ok && m.Role != event.RoleActivity {
+		if m, loc, ok := f.msg(e.EntityID); ok && m.Role() != event.RoleActivity {
 			c := m.WithInfo()
-			c.Info.EncryptedValue = &val
+			c.Info().EncryptedValue = &val
 			f.putMsg(loc, c)
 		}
 	default:
@@ -778,7 +775,7 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 
 func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *Violation {
 	m, loc, exists := f.msg(e.MessageID)
-	if exists && m.Role != event.RoleActivity {
+	if exists && m.Role() != event.RoleActivity {
 		return f.violation("A1", "ACTIVITY_SNAPSHOT for '%s', which names a %s; one id names one message of one kind", e.MessageID, m.Kind())
 	}
 	doc, err := patch.New(e.Content)
@@ -796,24 +793,24 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 				e.MessageID, rec.Owner.Quoted(), tag.Quoted())
 		}
 		c := m.WithInfo()
-		c.Text, c.HasText = persist.Text{}, false
-		c.Info.Doc, c.Info.HasDoc, c.Info.Raw = doc, true, nil
-		c.Info.ActivityType = &typ
-		c.Info.Tag = tag.Tag()
-		c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
+		c.Text, c.HasText, c.HasDoc = persist.Text{}, false, true
+		i := c.Info()
+		i.Doc, i.Raw = doc, nil
+		i.ActivityType = &typ
+		i.Tag = tag.Tag()
+		i.Meta = i.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
 		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()
-			c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
+			c.Info().Meta = c.Info().Meta.Merge(e.Metadata)
 			f.putMsg(loc, c)
 		}
 	default:
-		f.appendMsg(&model.Msg{
-			ID: e.MessageID, Role: event.RoleActivity,
-			Info: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
-		}, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		m := model.NewMsg(e.MessageID, event.RoleActivity, &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, Meta: model.MetaOf(e.Metadata)})
+		m.HasDoc = true
+		f.appendMsg(m, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}
 	return nil
 }
@@ -823,15 +820,16 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 	if !exists {
 		return nil // the reference ignores a delta for an unknown activity
 	}
-	if m.Role != event.RoleActivity {
-		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role)
+	if m.Role() != event.RoleActivity {
+		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role())
 		return nil
 	}
 	if rec, ok := f.st.Cold.MsgOwner(e.MessageID); ok && tag.Sub && tag != rec.Owner {
 		return f.violation("R15", "subagentRunId '%s' does not match the activity '%s' opener's subagent %s", tag.ID, e.MessageID, rec.Owner.Quoted())
 	}
 	c := m.WithInfo()
-	doc, warns, err := patch.Apply(m.Info.Doc, e.Patch, nil)
+	i := c.Info()
+	doc, warns, err := patch.Apply(i.Doc, e.Patch, nil)
 	for _, w := range warns {
 		f.warn("G2", "ACTIVITY_DELTA '%s': %s", e.MessageID, w.String())
 	}
@@ -840,9 +838,10 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		f.warn("G8", "ACTIVITY_DELTA '%s' skipped whole, content and activityType unchanged: %v", e.MessageID, err)
 	} else {
 		typ := e.ActivityType
-		c.Info.Doc, c.Info.HasDoc, c.Info.ActivityType = doc, true, &typ
+		c.HasDoc = true
+		i.Doc, i.ActivityType = doc, &typ
 	}
-	c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
+	i.Meta = i.Meta.Merge(e.Metadata)
 	f.putMsg(loc, c)
 	return nil
 }

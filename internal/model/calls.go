@@ -16,15 +16,18 @@ const flatCalls = 16
 // persistent vector, so that adding a call to a message or changing one
 // (every TOOL_CALL_ARGS and TOOL_CALL_END does) costs the same whatever the
 // number of calls the message holds: at most flatCalls pointers copied, or
-// one vector path. The zero CallList is empty, and costs a message one word;
-// a list of one call, what most messages that call tools hold, costs one
-// 16-byte object more (see callRep).
+// one vector path. The zero CallList is empty; a list of one call, what
+// most messages that call tools hold, is a single 24-byte object (see
+// callRep).
 type CallList struct{ r *callRep }
 
 // callRep is the calls of a non-empty CallList: the only call, or the calls
-// of a longer list behind many. A list of one call is thus a single 16-byte
-// object. It is never written once a CallList holds it.
+// of a longer list behind many. It is never written once a CallList holding
+// it is published. info is the info of the message holding the list (see
+// Msg: a message holding calls points at its rep, which points at its info);
+// CallList's own methods leave it alone.
 type callRep struct {
+	info *MsgInfo
 	one  *Call      // the only call, when many is nil
 	many *manyCalls // the calls of a list of two or more
 }

@@ -21,8 +21,8 @@ func TestSizes(t *testing.T) {
 			"every tool call a view holds is one, and every TOOL_CALL_ARGS and TOOL_CALL_END copies it; 96 is a size class, the next is 112"},
 		{"CallInfo", unsafe.Sizeof(CallInfo{}), 64,
 			"a call with metadata, an encrypted value or subagents has one of its own (and copies it on each change); the rest share plainCall"},
-		{"callRep", unsafe.Sizeof(callRep{}), 16,
-			"a message holding one call, most of those that hold any, pays one callRep for its CallList"},
+		{"callRep", unsafe.Sizeof(callRep{}), 24,
+			"a message holding one call, most of those that hold any, pays one callRep (its info and the call) for its CallList"},
 		{"toolInfo", unsafe.Sizeof(toolInfo{}), 128,
 			"every tool message has one (MsgInfo plus its call id); a field added to MsgInfo takes it to the 144-byte class"},
 	} {
