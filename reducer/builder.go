@@ -166,7 +166,7 @@ func (b *Builder) streamedArgs(d delta, text string) bool {
 		return false
 	}
 	nd := n.Data()
-	if m, pos, ok := nd.HotMsg(); !ok || m != s.msg || pos != s.pos || m.Calls.At(s.idx) != s.call {
+	if m, pos, ok := nd.HotMsg(); !ok || m != s.msg || pos != s.pos || m.Calls().At(s.idx) != s.call {
 		return false
 	}
 	st := state(b.cur)
@@ -197,11 +197,11 @@ func (b *Builder) rememberArgs(d delta, text string) {
 	var s argStream
 	s.set(b, open, id, o.Owner, o.Loc)
 	m, pos, ok := s.node.Data().HotMsg()
-	if !ok || pos != o.Loc.Pos || o.Idx >= m.Calls.Len() || m.Calls.At(o.Idx).ID != id {
+	if !ok || pos != o.Loc.Pos || o.Idx >= m.Calls().Len() || m.Calls().At(o.Idx).ID != id {
 		b.sm.args.forget(id)
 		return
 	}
-	s.msg, s.call, s.idx, s.made = m, m.Calls.At(o.Idx), o.Idx, state(b.cur).Step
+	s.msg, s.call, s.idx, s.made = m, m.Calls().At(o.Idx), o.Idx, state(b.cur).Step
 	b.sm.args.put(id, s)
 }
 

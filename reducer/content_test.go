@@ -41,3 +41,25 @@ func TestJSONStringTakesCommonLiterals(t *testing.T) {
 		}
 	}
 }
+
+// FuzzResultContent checks resultContent, which reads a tool result's
+// content sharing bytes between the call and its message, against content
+// and the bytes as sent: the call keeps exactly what was sent, and the
+// message reads exactly what content reads, escapes, bad UTF-8 and
+// content parts included.
+func FuzzResultContent(f *testing.F) {
+	for _, s := range []string{`"plain"`, `""`, `"caf\u00e9"`, `"a\nb"`, "\"caf\xc3\xa9\"", "\"bad\xff\"", `"x\ud800y"`, `[{"type":"text","text":"hi"}]`, `"unterminated`, ``, `7`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sent, text, isText, other := resultContent(raw)
+		if sent != string(raw) {
+			t.Fatalf("resultContent(%q) keeps %q for the call", raw, sent)
+		}
+		wantText, wantIsText, wantOther := content(raw)
+		if text.String() != wantText.String() || isText != wantIsText || string(other) != string(wantOther) || (other == nil) != (wantOther == nil) {
+			t.Fatalf("resultContent(%q) gives the message (%q, %v, %q), content (%q, %v, %q)",
+				raw, text.String(), isText, other, wantText.String(), wantIsText, wantOther)
+		}
+	})
+}

@@ -195,7 +195,7 @@ func (f *folder) continues(msgs []event.Message) bool {
 			if !reflect.DeepEqual(m.Message(), *hm) {
 				return false
 			}
-		case m.Role == event.RoleActivity && !hasActivity, m.Role == event.RoleReasoning && !hasReasoning:
+		case m.Role() == event.RoleActivity && !hasActivity, m.Role() == event.RoleReasoning && !hasReasoning:
 		default:
 			return false
 		}

@@ -48,7 +48,7 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 // record, see model.MsgRec). prev is m's id's record as the caller read it
 // in this fold, nil when it did not.
 func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after string, prev *model.MsgRec) model.Loc {
-	key := f.invFor(tagOwner(m.Info.Tag))
+	key := f.invFor(tagOwner(m.Info().Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
 	if prev == nil {
@@ -76,6 +76,17 @@ func (f *folder) msgInfo(tag model.Owner, name *string, meta json.RawMessage) *m
 	return inf.PlainMsg
 }
 
+// tagOf returns the subagentRunId a message owned by tag carries: nil for
+// the parent agent, else the one the node's plain messages share (see
+// msgInfo), so that a tagged message with an info of its own (a tool
+// result's) costs no copy of it.
+func (f *folder) tagOf(tag model.Owner) *string {
+	if !tag.Sub {
+		return nil
+	}
+	return f.msgInfo(tag, nil, nil).Tag
+}
+
 // appendMsg places m (with its owner, when owner is not nil) at the end
 // of the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
@@ -97,7 +108,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 // update stores the changed message c of the message at loc, moving it to
 // another invocation when its tag changed.
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
-	if tagOwner(old.Info.Tag) != tagOwner(c.Info.Tag) {
+	if tagOwner(old.Info().Tag) != tagOwner(c.Info().Tag) {
 		f.unplace(loc)
 		f.place(c, nil, false, "", nil)
 		return
@@ -140,39 +151,11 @@ func content(raw json.RawMessage) (text persist.Text, isText bool, other json.Ra
 // anything else or a literal it leaves to content's slow path (invalid
 // UTF-8 and \u escapes of surrogates).
 func jsonString(raw []byte) (string, bool) {
-	n := len(raw)
-	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+	escaped, ok := scanString(raw)
+	if !ok {
 		return "", false
 	}
-	body := raw[1 : n-1]
-	ascii, escaped := true, false
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c < 0x20 || c == '"':
-			return "", false
-		case c == '\\':
-			if i+1 >= len(body) {
-				return "", false
-			}
-			switch body[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+5 >= len(body) || !isHex4(body[i+2:i+6]) {
-					return "", false
-				}
-				i += 5
-			default:
-				return "", false
-			}
-			escaped = true
-		case c >= 0x80:
-			ascii = false
-		}
-	}
-	if !ascii && !utf8.Valid(body) {
-		return "", false
-	}
+	body := raw[1 : len(raw)-1]
 	if !escaped {
 		return string(body), true
 	}
@@ -181,6 +164,59 @@ func jsonString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// scanString checks that raw is a JSON string literal of valid UTF-8 and
+// reports whether it has escapes: without any, the literal's body is its
+// value.
+func scanString(raw []byte) (escaped, ok bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return false, false
+	}
+	body := raw[1 : n-1]
+	ascii := true
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c < 0x20 || c == '"':
+			return false, false
+		case c == '\\':
+			if i+1 >= len(body) {
+				return false, false
+			}
+			switch body[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(body) || !isHex4(body[i+2:i+6]) {
+					return false, false
+				}
+				i += 5
+			default:
+				return false, false
+			}
+			escaped = true
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(body) {
+		return false, false
+	}
+	return escaped, true
+}
+
+// resultContent reads a tool result's content into what its tool message
+// holds (see content) and what its call keeps: the content as sent, in its
+// own bytes, which the message's text shares when the content is a JSON
+// string without escapes (the text is then the literal's body).
+func resultContent(raw json.RawMessage) (sent string, text persist.Text, isText bool, other json.RawMessage) {
+	if escaped, ok := scanString(raw); ok && !escaped {
+		sent = string(raw)
+		return sent, persist.TextOf(sent[1 : len(sent)-1]), true, nil
+	}
+	text, isText, other = content(raw)
+	return string(raw), text, isText, other
 }
 
 func isHex4(b []byte) bool {
@@ -277,10 +313,9 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		if role != nil {
 			r = *role
 		}
-		loc = f.place(&model.Msg{
-			ID: id, Role: r, HasText: true, Status: model.EntOpen,
-			Info: f.msgInfo(tag, cloneStr(name), meta),
-		}, record, true, "", &idx)
+		m := model.NewMsg(id, r, f.msgInfo(tag, cloneStr(name), meta))
+		m.HasText, m.Status = true, model.EntOpen
+		loc = f.place(m, record, true, "", &idx)
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
@@ -294,7 +329,7 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	c := *m
 	if meta != nil {
 		c = *m.WithInfo()
-		c.Info.Meta = c.Info.Meta.Merge(meta)
+		c.Info().Meta = c.Info().Meta.Merge(meta)
 	}
 	c.Status = model.EntOpen
 	f.putMsg(loc, &c)
@@ -313,16 +348,16 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	hasText := streaming || m.HasText
-	if !hasText && m.Info.HasDoc {
+	if !hasText && m.HasDoc {
 		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
 		return
 	}
-	if !hasText && m.Info.Raw != nil {
+	if !hasText && m.Info().Raw != nil {
 		// G16: a delta into content parts replaces them with its text, as the
 		// reference does.
 		c := *m.WithInfo()
-		c.Info.Raw = nil
-		c.Info.Meta = c.Info.Meta.Merge(meta)
+		c.Info().Raw = nil
+		c.Info().Meta = c.Info().Meta.Merge(meta)
 		c.Text, c.HasText = persist.TextOf(delta), true
 		f.putMsg(loc, &c)
 		return
@@ -335,9 +370,9 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
-	info := *c.Info
+	info := *c.Info()
 	info.Meta = info.Meta.Merge(meta)
-	c.Info = &info
+	c.SetInfo(&info)
 	c.HasText = true
 	c.Text = c.Text.Append(delta)
 	f.putMsg(loc, &c)
@@ -379,9 +414,9 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		return
 	}
 	if meta != nil {
-		info := *c.Info
+		info := *c.Info()
 		info.Meta = info.Meta.Merge(meta)
-		c.Info = &info
+		c.SetInfo(&info)
 	}
 	c.Status = model.EntClosed
 	// The text is complete: give back the room its buffer kept to grow.
@@ -402,31 +437,32 @@ func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok 
 	if !found {
 		return nil, loc, -1, false
 	}
-	if i := holder.Calls.Find(id, at.Idx); i >= 0 {
+	if i := holder.Calls().Find(id, at.Idx); i >= 0 {
 		return holder, loc, i, true
 	}
 	return nil, loc, -1, false
 }
 
 // changeCall replaces tool call idx of holder (at loc) with the result of fn
-// on a copy. fn may change the call's streamed fields; use changeCallInfo
-// for the rest.
+// on a copy. fn may change the call's own fields (arguments, status,
+// result), not its info, which other calls may share: use changeCallInfo
+// for that.
 func (f *folder) changeCall(holder *model.Msg, loc model.Loc, idx int, fn func(*model.Call)) {
-	c := *holder.Calls.At(idx)
+	c := *holder.Calls().At(idx)
 	fn(&c)
 	f.putCall(holder, loc, idx, &c)
 }
 
 // changeCallInfo is changeCall for the call's info.
 func (f *folder) changeCallInfo(holder *model.Msg, loc model.Loc, idx int, fn func(*model.CallInfo)) {
-	c := holder.Calls.At(idx).WithInfo()
+	c := holder.Calls().At(idx).WithInfo()
 	fn(c.Info)
 	f.putCall(holder, loc, idx, c)
 }
 
 func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Call) {
 	h := *holder
-	h.Calls = holder.Calls.Set(idx, c)
+	h.SetCall(idx, c)
 	f.putMsg(loc, &h)
 }
 
@@ -477,7 +513,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	}
 	if holder, loc, idx, ok := f.call(id); ok {
 		// Reopening a call a message already holds: no duplicate (§7).
-		c := holder.Calls.At(idx).WithInfo()
+		c := holder.Calls().At(idx).WithInfo()
 		if c.Name != name {
 			f.warn(ruleApply, "tool call '%s' reopened under the name '%s' (was '%s'); renamed", id, name, c.Name)
 			c.Name = name
@@ -493,30 +529,27 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		target = *parentMsg
 	}
 	tm, tloc, exists := f.msg(target)
-	if exists && tm.Role != event.RoleAssistant {
+	if exists && tm.Role() != event.RoleAssistant {
 		f.warn(ruleApply, "tool call '%s' names parent message '%s', which is a %s message, not an assistant message; the call goes to an assistant message '%s'",
-			id, target, tm.Role, id)
+			id, target, tm.Role(), id)
 		target = id
 		tm, tloc, exists = f.msg(target)
-		if exists && tm.Role != event.RoleAssistant {
+		if exists && tm.Role() != event.RoleAssistant {
 			return f.violation("A1", "tool call '%s' needs an assistant message '%s', but that id names a %s; one id names one message of one kind", id, id, tm.Kind())
 		}
 	}
-	c := &model.Call{ID: id, Name: name, Status: model.EntOpen,
-		Info: &model.CallInfo{Owner: owner, Start: f.index, Meta: model.MetaOf(meta)}}
+	c := &model.Call{ID: id, Name: name, Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
 	idx := 0
 	if exists {
 		h := *tm
-		idx = tm.Calls.Len()
-		h.Calls = tm.Calls.Append(c)
-		h.HasCalls = true
+		idx = tm.Calls().Len()
+		h.AppendCall(c)
 		f.putMsg(tloc, &h)
 	} else {
 		// G6: a message a tool call creates belongs to the call's owner.
-		tloc = f.appendMsg(&model.Msg{
-			ID: target, Role: event.RoleAssistant, Calls: model.CallsOf(c), HasCalls: true,
-			Info: f.msgInfo(tag, nil, nil),
-		}, &model.OwnerRec{Owner: owner, Kind: model.KindText})
+		m := model.NewMsg(target, event.RoleAssistant, f.msgInfo(tag, nil, nil))
+		m.AppendCall(c)
+		tloc = f.appendMsg(m, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
 	f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
 	open(tloc, idx)
@@ -529,7 +562,7 @@ func (f *folder) heldCall(id string, o model.OpenCall) (model.Msg, bool) {
 	if !o.Held {
 		return model.Msg{}, false
 	}
-	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < h.Calls.Len() && h.Calls.At(o.Idx).ID == id {
+	if h, ok := f.peek(o.Loc.Inv).Msg(o.Loc.Pos); ok && o.Idx < h.Calls().Len() && h.Calls().At(o.Idx).ID == id {
 		return h, true
 	}
 	return model.Msg{}, false
@@ -552,9 +585,9 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 	if delta == "" && meta == nil {
 		return nil
 	}
-	c := *holder.Calls.At(idx)
+	c := *holder.Calls().At(idx)
 	if meta != nil {
-		c = *holder.Calls.At(idx).WithInfo()
+		c = *holder.Calls().At(idx).WithInfo()
 		c.Info.Meta = c.Info.Meta.Merge(meta)
 	}
 	c.Args = c.Args.Append(delta)
@@ -573,12 +606,15 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 	c := f.writeCold()
 	c.Open.Tool = c.Open.Tool.Delete(id)
 	if holder, held := f.heldCall(id, o); held {
-		c := *holder.Calls.At(o.Idx)
+		c := *holder.Calls().At(o.Idx)
 		if meta != nil {
-			c = *holder.Calls.At(o.Idx).WithInfo()
+			c = *holder.Calls().At(o.Idx).WithInfo()
 			c.Info.Meta = c.Info.Meta.Merge(meta)
 		}
 		c.Status = model.EntClosed
+		// The arguments are complete: give back the room their buffer kept
+		// to grow.
+		c.Args = c.Args.Compact()
 		f.putCall(&holder, o.Loc, o.Idx, &c)
 	}
 	return nil
@@ -593,9 +629,9 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		role = *e.Role
 	}
 	callID := e.ToolCallID
-	m := &model.Msg{ID: e.MessageID, Role: role,
-		Info: &model.MsgInfo{Tag: tag.Tag(), ToolCallID: &callID, Meta: model.MetaOf(e.Metadata)}}
-	m.Text, m.HasText, m.Info.Raw = content(e.Content)
+	m := model.NewMsg(e.MessageID, role, model.ToolInfo(f.tagOf(tag), callID, e.Metadata))
+	sent, text, isText, other := resultContent(e.Content)
+	m.Text, m.HasText, m.Info().Raw = text, isText, other
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
@@ -607,7 +643,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		// already, and not walking them again keeps n results under one
 		// message O(n).
 		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
-			if lm, _, ok := f.msg(last); ok && lm.Role == event.RoleTool {
+			if lm, _, ok := f.msg(last); ok && lm.Role() == event.RoleTool {
 				at = last
 			}
 		}
@@ -616,7 +652,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			if !ok {
 				break
 			}
-			if nm, _, ok := f.msg(next); !ok || nm.Role != event.RoleTool {
+			if nm, _, ok := f.msg(next); !ok || nm.Role() != event.RoleTool {
 				break
 			}
 			at = next
@@ -626,9 +662,8 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, at, nil)
 	if at != "" {
 		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
-		f.changeCallInfo(holder, hloc, idx, func(c *model.CallInfo) {
-			c.Result, c.HasResult = e.MessageID, true
-			c.ResultContent = bytes.Clone(e.Content)
+		f.changeCall(holder, hloc, idx, func(c *model.Call) {
+			c.Result, c.HasResult, c.ResultContent = e.MessageID, true, sent
 		})
 	}
 	return nil
@@ -717,9 +752,9 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 			(rec.Kind == model.KindText || rec.Kind == model.KindReasoning) {
 			return f.violation("R15", "subagentRunId '%s' does not match the message '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Owner.Quoted())
 		}
-		if m, loc, ok := f.msg(e.EntityID); ok && m.Role != event.RoleActivity {
+		if m, loc, ok := f.msg(e.EntityID); ok && m.Role() != event.RoleActivity {
 			c := m.WithInfo()
-			c.Info.EncryptedValue = &val
+			c.Info().EncryptedValue = &val
 			f.putMsg(loc, c)
 		}
 	default:
@@ -733,7 +768,7 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 
 func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *Violation {
 	m, loc, exists := f.msg(e.MessageID)
-	if exists && m.Role != event.RoleActivity {
+	if exists && m.Role() != event.RoleActivity {
 		return f.violation("A1", "ACTIVITY_SNAPSHOT for '%s', which names a %s; one id names one message of one kind", e.MessageID, m.Kind())
 	}
 	doc, err := patch.New(e.Content)
@@ -751,24 +786,24 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 				e.MessageID, rec.Owner.Quoted(), tag.Quoted())
 		}
 		c := m.WithInfo()
-		c.Text, c.HasText = persist.Text{}, false
-		c.Info.Doc, c.Info.HasDoc, c.Info.Raw = doc, true, nil
-		c.Info.ActivityType = &typ
-		c.Info.Tag = tag.Tag()
-		c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
+		c.Text, c.HasText, c.HasDoc = persist.Text{}, false, true
+		i := c.Info()
+		i.Doc, i.Raw = doc, nil
+		i.ActivityType = &typ
+		i.Tag = tag.Tag()
+		i.Meta = i.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
 		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity}, f.writeRest)
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()
-			c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
+			c.Info().Meta = c.Info().Meta.Merge(e.Metadata)
 			f.putMsg(loc, c)
 		}
 	default:
-		f.appendMsg(&model.Msg{
-			ID: e.MessageID, Role: event.RoleActivity,
-			Info: &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, HasDoc: true, Meta: model.MetaOf(e.Metadata)},
-		}, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		m := model.NewMsg(e.MessageID, event.RoleActivity, &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, Meta: model.MetaOf(e.Metadata)})
+		m.HasDoc = true
+		f.appendMsg(m, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}
 	return nil
 }
@@ -778,15 +813,16 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 	if !exists {
 		return nil // the reference ignores a delta for an unknown activity
 	}
-	if m.Role != event.RoleActivity {
-		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role)
+	if m.Role() != event.RoleActivity {
+		f.warn(ruleApply, "ACTIVITY_DELTA for '%s', which is a %s message, not an activity; ignored", e.MessageID, m.Role())
 		return nil
 	}
 	if rec, ok := f.st.Cold.MsgOwner(e.MessageID); ok && tag.Sub && tag != rec.Owner {
 		return f.violation("R15", "subagentRunId '%s' does not match the activity '%s' opener's subagent %s", tag.ID, e.MessageID, rec.Owner.Quoted())
 	}
 	c := m.WithInfo()
-	doc, warns, err := patch.Apply(m.Info.Doc, e.Patch, nil)
+	i := c.Info()
+	doc, warns, err := patch.Apply(i.Doc, e.Patch, nil)
 	for _, w := range warns {
 		f.warn("G2", "ACTIVITY_DELTA '%s': %s", e.MessageID, w.String())
 	}
@@ -795,9 +831,10 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		f.warn("G8", "ACTIVITY_DELTA '%s' skipped whole, content and activityType unchanged: %v", e.MessageID, err)
 	} else {
 		typ := e.ActivityType
-		c.Info.Doc, c.Info.HasDoc, c.Info.ActivityType = doc, true, &typ
+		c.HasDoc = true
+		i.Doc, i.ActivityType = doc, &typ
 	}
-	c.Info.Meta = c.Info.Meta.Merge(e.Metadata)
+	i.Meta = i.Meta.Merge(e.Metadata)
 	f.putMsg(loc, c)
 	return nil
 }

@@ -15,34 +15,27 @@ import (
 
 // fromHistory converts a history message into a view message.
 func (f *folder) fromHistory(hm *event.Message) *model.Msg {
-	m := &model.Msg{
-		ID: hm.ID, Role: hm.Role,
-		Info: &model.MsgInfo{
-			Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name),
-			ToolCallID: cloneStr(hm.ToolCallID), Error: cloneStr(hm.Error),
-			ActivityType: cloneStr(hm.ActivityType), EncryptedValue: cloneStr(hm.EncryptedValue),
-			Meta: model.MetaOf(hm.Metadata),
-		},
-	}
+	m := model.NewMsg(hm.ID, hm.Role, &model.MsgInfo{
+		Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name),
+		ToolCallID: cloneStr(hm.ToolCallID), Error: cloneStr(hm.Error),
+		ActivityType: cloneStr(hm.ActivityType), EncryptedValue: cloneStr(hm.EncryptedValue),
+		Meta: model.MetaOf(hm.Metadata),
+	})
 	if hm.Role == event.RoleActivity && len(hm.Content) > 0 {
 		if doc, err := patch.New(hm.Content); err == nil {
-			m.Info.Doc, m.Info.HasDoc = doc, true
+			m.Info().Doc, m.HasDoc = doc, true
 		} else {
-			m.Info.Raw = bytes.Clone(hm.Content)
+			m.Info().Raw = bytes.Clone(hm.Content)
 		}
 	} else {
-		m.Text, m.HasText, m.Info.Raw = content(hm.Content)
+		m.Text, m.HasText, m.Info().Raw = content(hm.Content)
 	}
 	if hm.ToolCalls != nil {
 		m.HasCalls = true
-		owner := tagOwner(hm.Subagent)
 		for _, tc := range hm.ToolCalls {
-			m.Calls = m.Calls.Append(&model.Call{
+			m.AppendCall(&model.Call{
 				ID: tc.ID, Name: tc.Function.Name, Args: persist.TextOf(tc.Function.Arguments),
-				Info: &model.CallInfo{
-					EncryptedValue: cloneStr(tc.EncryptedValue), Meta: model.MetaOf(tc.Metadata),
-					Owner: owner, Start: f.index,
-				},
+				Info: model.CallInfoOf(cloneStr(tc.EncryptedValue), tc.Metadata),
 			})
 		}
 	}
@@ -65,8 +58,9 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 
 // holdCalls records m as the holder of its tool calls that no message holds.
 func (f *folder) holdCalls(m *model.Msg) {
-	for i := range m.Calls.Len() { // an index loop: a range-over-func body would make f escape
-		c := m.Calls.At(i)
+	calls := m.Calls()
+	for i := range calls.Len() { // an index loop: a range-over-func body would make f escape
+		c := calls.At(i)
 		if _, held := f.st.Cold.CallLoc.Get(c.ID); !held {
 			f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
@@ -101,12 +95,12 @@ func (f *folder) echoInput(msgs []event.Message) {
 			continue
 		}
 		m, _, ok := f.msg(hm.ID)
-		if !ok || m.Role != event.RoleTool || m.Info.ToolCallID == nil || *m.Info.ToolCallID != *hm.ToolCallID {
+		if !ok || m.Role() != event.RoleTool || m.Info().ToolCallID == nil || *m.Info().ToolCallID != *hm.ToolCallID {
 			continue
 		}
-		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls.At(idx).Info.HasResult {
-			content := m.Message().Content
-			f.changeCallInfo(holder, loc, idx, func(c *model.CallInfo) {
+		if holder, loc, idx, held := f.call(*hm.ToolCallID); held && !holder.Calls().At(idx).HasResult {
+			content := string(m.Message().Content)
+			f.changeCall(holder, loc, idx, func(c *model.Call) {
 				c.Result, c.HasResult, c.ResultContent = hm.ID, true, content
 			})
 		}
@@ -129,7 +123,7 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 				if prior == nil {
 					prior = make(map[string]*model.Call)
 				}
-				prior[tc.ID] = holder.Calls.At(idx)
+				prior[tc.ID] = holder.Calls().At(idx)
 			}
 		}
 	}
@@ -143,14 +137,19 @@ func (f *folder) priorCalls(msgs []event.Message) map[string]*model.Call {
 // id → the last tool message naming it). A call the verifier still has
 // open stays open.
 func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[string]*event.Message) {
-	for i := range m.Calls.Len() { // m is private: its calls may be changed in place
-		c := m.Calls.At(i)
+	calls := m.Calls()
+	for i := range calls.Len() { // m is private: its calls (not their shared infos) may be changed in place
+		c := calls.At(i)
 		if old, ok := prior[c.ID]; ok {
-			c.Info.Spawned = old.Info.Spawned
-			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = old.Info.Result, old.Info.HasResult, old.Info.ResultContent
+			if old.Info.Spawned != nil {
+				info := *c.Info
+				info.Spawned = old.Info.Spawned
+				c.Info = &info
+			}
+			c.Result, c.HasResult, c.ResultContent = old.Result, old.HasResult, old.ResultContent
 		}
 		if r, ok := results[c.ID]; ok {
-			c.Info.Result, c.Info.HasResult, c.Info.ResultContent = r.ID, true, bytes.Clone(r.Content)
+			c.Result, c.HasResult, c.ResultContent = r.ID, true, string(r.Content)
 		}
 		if f.st.Cold.Open.Tool.Has(c.ID) {
 			c.Status = model.EntOpen
@@ -209,9 +208,9 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			continue
 		}
 		keep := false
-		switch m.Role {
+		switch m.Role() {
 		case event.RoleActivity:
-			keep = auth.preserves(m.Info.ActivityType, hasActivity)
+			keep = auth.preserves(m.Info().ActivityType, hasActivity)
 		case event.RoleReasoning:
 			keep = !hasReasoning
 		}

@@ -244,9 +244,11 @@ func toolCallOf(c *model.Call, holder string) ToolCall {
 		Subagents:      slices.Clone(c.Info.Spawned),
 		EncryptedValue: cloneStr(c.Info.EncryptedValue),
 	}
-	if c.Info.HasResult {
-		tc.ResultMessageID = c.Info.Result
-		tc.Result = bytes.Clone(c.Info.ResultContent)
+	if c.HasResult {
+		tc.ResultMessageID = c.Result
+		if c.ResultContent != "" {
+			tc.Result = json.RawMessage(c.ResultContent)
+		}
 	}
 	return tc
 }
@@ -256,7 +258,7 @@ func toolCallOf(c *model.Call, holder string) ToolCall {
 func (i *Invocation) ToolCalls() []ToolCall {
 	var out []ToolCall
 	for m := range i.msgs() {
-		for _, c := range m.Calls.All() {
+		for _, c := range m.Calls().All() {
 			out = append(out, toolCallOf(c, m.ID))
 		}
 	}
@@ -298,10 +300,10 @@ type Reasoning struct {
 func (i *Invocation) Reasoning() []Reasoning {
 	var out []Reasoning
 	for m := range i.msgs() {
-		if m.Role != event.RoleReasoning {
+		if m.Role() != event.RoleReasoning {
 			continue
 		}
-		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.Info.EncryptedValue)}
+		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.Info().EncryptedValue)}
 		if m.HasText {
 			r.Content = jsonstr.Join(m.Text.String())
 		}
@@ -342,18 +344,18 @@ type Activity struct {
 func (i *Invocation) Activity() []Activity {
 	var out []Activity
 	for m := range i.msgs() {
-		if m.Role != event.RoleActivity {
+		if m.Role() != event.RoleActivity {
 			continue
 		}
 		a := Activity{MessageID: m.ID}
-		if m.Info.ActivityType != nil {
-			a.ActivityType = *m.Info.ActivityType
+		if m.Info().ActivityType != nil {
+			a.ActivityType = *m.Info().ActivityType
 		}
 		switch {
-		case m.Info.HasDoc:
-			a.Content = m.Info.Doc.JSON()
-		case m.Info.Raw != nil:
-			a.Content = bytes.Clone(m.Info.Raw)
+		case m.HasDoc:
+			a.Content = m.Info().Doc.JSON()
+		case m.Info().Raw != nil:
+			a.Content = bytes.Clone(m.Info().Raw)
 		}
 		out = append(out, a)
 	}

@@ -196,7 +196,7 @@ func (j *jsonWriter) invocation(inv *Invocation) {
 	j.raw(`],"toolCallIds":[`)
 	first = true
 	for m := range inv.msgs() {
-		for _, c := range m.Calls.All() {
+		for _, c := range m.Calls().All() {
 			j.sep(&first)
 			j.str(c.ID)
 		}

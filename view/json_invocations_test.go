@@ -62,7 +62,7 @@ func oldInvocationsJSON(t *rapid.T, st *model.State) string {
 		}
 		for m := range inv.msgs() {
 			j.MessageIDs = append(j.MessageIDs, exact(m.ID))
-			for _, c := range m.Calls.All() {
+			for _, c := range m.Calls().All() {
 				j.ToolCallIDs = append(j.ToolCallIDs, exact(c.ID))
 			}
 		}
@@ -144,9 +144,9 @@ func TestWriteJSONInvocationsAsBefore(t *testing.T) {
 			}
 			d := model.InvData{Status: model.InvStatus(rapid.IntRange(0, 5).Draw(t, "status")), Info: info}
 			for i := range rapid.IntRange(0, 4).Draw(t, "messages") {
-				m := &model.Msg{ID: awkward().Draw(t, "message id"), Role: event.RoleAssistant, Info: model.InfoOf(nil, nil, nil)}
+				m := model.NewMsg(awkward().Draw(t, "message id"), event.RoleAssistant, nil)
 				for c := range rapid.IntRange(0, 2).Draw(t, "calls") {
-					m.Calls = m.Calls.Append(&model.Call{ID: fmt.Sprint(awkward().Draw(t, "call id"), k, i, c), Info: &model.CallInfo{}})
+					m.AppendCall(&model.Call{ID: fmt.Sprint(awkward().Draw(t, "call id"), k, i, c), Info: &model.CallInfo{}})
 				}
 				d.AppendMsg(m)
 			}

@@ -211,8 +211,8 @@ func (v *View) ToolCall(id string) (ToolCall, bool) {
 	if m == nil {
 		return ToolCall{}, false
 	}
-	if i := m.Calls.Find(id, at.Idx); i >= 0 {
-		return toolCallOf(m.Calls.At(i), m.ID), true
+	if i := m.Calls().Find(id, at.Idx); i >= 0 {
+		return toolCallOf(m.Calls().At(i), m.ID), true
 	}
 	return ToolCall{}, false
 }

@@ -16,12 +16,25 @@ const flatCalls = 16
 // persistent vector, so that adding a call to a message or changing one
 // (every TOOL_CALL_ARGS and TOOL_CALL_END does) costs the same whatever the
 // number of calls the message holds: at most flatCalls pointers copied, or
-// one vector path. The zero CallList is empty, and costs a message one word.
+// one vector path. The zero CallList is empty; a list of one call, what
+// most messages that call tools hold, is a single 24-byte object (see
+// callRep).
 type CallList struct{ r *callRep }
 
-// callRep is the calls of a non-empty CallList. It is never written once a
-// CallList holds it.
+// callRep is the calls of a non-empty CallList: the only call, or the calls
+// of a longer list behind many. It is never written once a CallList holding
+// it is published. info is the info of the message holding the list (see
+// Msg: a message holding calls points at its rep, which points at its info);
+// CallList's own methods leave it alone.
 type callRep struct {
+	info *MsgInfo
+	one  *Call      // the only call, when many is nil
+	many *manyCalls // the calls of a list of two or more
+}
+
+// manyCalls is the calls of a CallList of two or more. It is never written
+// once a CallList holds it.
+type manyCalls struct {
 	flat []*Call               // the calls, while big is empty
 	big  persist.Vector[*Call] // the calls, once more than flatCalls
 }
@@ -40,60 +53,84 @@ func (l CallList) Len() int {
 	switch {
 	case l.r == nil:
 		return 0
-	case l.r.big.Len() > 0:
-		return l.r.big.Len()
+	case l.r.many == nil:
+		return 1
+	case l.r.many.big.Len() > 0:
+		return l.r.many.big.Len()
 	}
-	return len(l.r.flat)
+	return len(l.r.many.flat)
 }
 
 // At returns call i (0 ≤ i < Len).
 func (l CallList) At(i int) *Call {
-	if l.r.big.Len() > 0 {
-		return l.r.big.At(i)
+	switch m := l.r.many; {
+	case m == nil:
+		if i != 0 {
+			panic("model: CallList.At: index out of range")
+		}
+		return l.r.one
+	case m.big.Len() > 0:
+		return m.big.At(i)
+	default:
+		return m.flat[i]
 	}
-	return l.r.flat[i]
 }
 
 // Append returns the list with c added last.
 func (l CallList) Append(c *Call) CallList {
 	n := l.Len()
 	switch {
+	case n == 0:
+		return CallList{&callRep{one: c}}
+	case n == 1:
+		return manyOf(&manyCalls{flat: []*Call{l.r.one, c}})
 	case n > flatCalls:
-		return CallList{&callRep{big: l.r.big.Append(c)}}
+		return manyOf(&manyCalls{big: l.r.many.big.Append(c)})
 	case n < flatCalls:
 		s := make([]*Call, n+1)
-		if n > 0 {
-			copy(s, l.r.flat)
-		}
+		copy(s, l.r.many.flat)
 		s[n] = c
-		return CallList{&callRep{flat: s}}
+		return manyOf(&manyCalls{flat: s})
 	}
-	return CallList{&callRep{big: persist.VectorOf(l.r.flat...).Append(c)}}
+	return manyOf(&manyCalls{big: persist.VectorOf(l.r.many.flat...).Append(c)})
 }
 
 // Set returns the list with call i (0 ≤ i < Len) replaced by c.
 func (l CallList) Set(i int, c *Call) CallList {
-	if l.r.big.Len() > 0 {
-		return CallList{&callRep{big: l.r.big.Set(i, c)}}
+	switch m := l.r.many; {
+	case m == nil:
+		if i != 0 {
+			panic("model: CallList.Set: index out of range")
+		}
+		return CallList{&callRep{one: c}}
+	case m.big.Len() > 0:
+		return manyOf(&manyCalls{big: m.big.Set(i, c)})
+	default:
+		s := make([]*Call, len(m.flat))
+		copy(s, m.flat)
+		s[i] = c
+		return manyOf(&manyCalls{flat: s})
 	}
-	s := make([]*Call, len(l.r.flat))
-	copy(s, l.r.flat)
-	s[i] = c
-	return CallList{&callRep{flat: s}}
 }
+
+// manyOf returns the list of the calls m holds.
+func manyOf(m *manyCalls) CallList { return CallList{&callRep{many: m}} }
 
 // All returns an iterator over the indices and calls of l in order.
 func (l CallList) All() iter.Seq2[int, *Call] {
-	if l.r != nil && l.r.big.Len() > 0 {
-		return l.r.big.All()
+	if l.r != nil && l.r.many != nil && l.r.many.big.Len() > 0 {
+		return l.r.many.big.All()
 	}
 	return func(yield func(int, *Call) bool) {
-		if l.r == nil {
-			return
-		}
-		for i, c := range l.r.flat {
-			if !yield(i, c) {
-				return
+		switch {
+		case l.r == nil:
+		case l.r.many == nil:
+			yield(0, l.r.one)
+		default:
+			for i, c := range l.r.many.flat {
+				if !yield(i, c) {
+					return
+				}
 			}
 		}
 	}

@@ -49,4 +49,22 @@ func TestCallList(t *testing.T) {
 	var empty CallList
 	assert.Zero(t, empty.Len())
 	assert.Equal(t, -1, empty.Find("c0", 0))
+	// A list of one call, the common case, set and grown.
+	a, b := &Call{ID: "a"}, &Call{ID: "a", Name: "set"}
+	one := CallsOf(a)
+	set := one.Set(0, b)
+	two := one.Append(b)
+	assert.Same(t, a, one.At(0), "Set left the list of one as it was")
+	assert.Same(t, b, set.At(0))
+	assert.Equal(t, 1, set.Len())
+	assert.Equal(t, 0, set.Find("a", 5))
+	assert.Equal(t, []*Call{a, b}, []*Call{two.At(0), two.At(1)})
+	n := 0
+	for i, c := range one.All() {
+		assert.Equal(t, 0, i)
+		assert.Same(t, a, c)
+		n++
+	}
+	assert.Equal(t, 1, n)
+	assert.Panics(t, func() { one.At(1) })
 }

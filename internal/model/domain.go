@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"unsafe"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
@@ -249,37 +250,52 @@ type MetaEntry struct {
 type Meta []MetaEntry
 
 // Msg is one message of the AG-UI list plus what the view adds (status).
-// The fields streamed deltas change are held directly; the rest is behind Info.
+// The fields streamed deltas change are held directly; the rest is behind
+// Info, and an assistant message's tool calls are behind Calls. A view holds
+// one Msg per message, so it is kept to 48 bytes (the allocator's 48-byte
+// size class; TestMsgSizes pins it): the id and the text (16 bytes each), one
+// word that points at the info or, for a message holding tool calls, at its
+// calls (which point at the info), and one byte each for the role code and
+// the flags below. Read the role,
+// info and calls with Role, Info and Calls; change them on a private copy
+// with SetRole, SetInfo, WithInfo, AppendCall and SetCall.
 type Msg struct {
-	ID   string
-	Role event.Role
+	ID string
 
-	// Content: Text when it is a string (HasText); otherwise Info.Doc for an
-	// activity, Info.Raw for an array of parts; all unset = absent.
-	Text    persist.Text
+	// Content: Text when it is a string (HasText); otherwise Info().Doc for
+	// an activity (HasDoc), Info().Raw for an array of parts; all unset =
+	// absent.
+	Text persist.Text
+
+	// more is the message's *MsgInfo, or its *callRep when held is set (the
+	// rep then points at the info): one word for both, where an interface
+	// would take two. Only the methods below read or set it.
+	more unsafe.Pointer
+
+	role    roleCode
 	HasText bool
+	HasDoc  bool
 	Status  EntStatus
-
-	// HasCalls: the toolCalls key is present (it may be empty). Calls are an
-	// assistant message's tool calls (see CallList).
+	// HasCalls: the toolCalls key is present (it may be empty).
 	HasCalls bool
-	Calls    CallList
-
-	Info *MsgInfo
+	held     bool // more is a *callRep: the message holds at least one call
 }
 
-// MsgInfo is the part of a message that streamed deltas leave alone.
+// MsgInfo is the part of a message that streamed deltas leave alone. A
+// tool result, a named message or one with metadata has one of its own, so
+// it is kept to 112 bytes (a size class; TestMsgSizes pins it): whether
+// Doc is set is Msg.HasDoc.
 type MsgInfo struct {
 	Tag            *string // the message's subagentRunId
 	Name           *string
 	Doc            patch.Document
-	HasDoc         bool
 	Raw            json.RawMessage
 	ToolCallID     *string
 	Error          *string
 	ActivityType   *string
 	EncryptedValue *string
 	Meta           Meta
+	role           *event.Role // the role of a message whose role code is roleOther
 }
 
 // plainInfo is the info of every untagged message that has no name,
@@ -297,38 +313,230 @@ func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
 	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
 }
 
+// ToolInfo returns the info of a new tool message answering call callID,
+// with the given tag and metadata. The info and its copy of the call id are
+// one allocation of 128 bytes (MsgInfo's 112, the id's header 16): a tool
+// message's info is its own, since every one names its call.
+func ToolInfo(tag *string, callID string, meta json.RawMessage) *MsgInfo {
+	t := &toolInfo{id: callID}
+	t.info = MsgInfo{Tag: tag, ToolCallID: &t.id, Meta: MetaOf(meta)}
+	return &t.info
+}
+
+// toolInfo is a tool message's info and the call id its ToolCallID points
+// at (see ToolInfo).
+type toolInfo struct {
+	info MsgInfo
+	id   string
+}
+
+// roleCode is a message's role in one byte: one of the seven roles of
+// package event, or roleOther, whose role string the message's info keeps
+// (decoding refuses other roles, but a Go program may fold an event with any
+// role, and the view gives it back exactly).
+type roleCode uint8
+
+const (
+	roleOther roleCode = iota
+	roleDeveloper
+	roleSystem
+	roleAssistant
+	roleUser
+	roleTool
+	roleActivity
+	roleReasoning
+)
+
+var roleOf = [...]event.Role{
+	roleDeveloper: event.RoleDeveloper,
+	roleSystem:    event.RoleSystem,
+	roleAssistant: event.RoleAssistant,
+	roleUser:      event.RoleUser,
+	roleTool:      event.RoleTool,
+	roleActivity:  event.RoleActivity,
+	roleReasoning: event.RoleReasoning,
+}
+
+func codeOf(r event.Role) roleCode {
+	switch r {
+	case event.RoleDeveloper:
+		return roleDeveloper
+	case event.RoleSystem:
+		return roleSystem
+	case event.RoleAssistant:
+		return roleAssistant
+	case event.RoleUser:
+		return roleUser
+	case event.RoleTool:
+		return roleTool
+	case event.RoleActivity:
+		return roleActivity
+	case event.RoleReasoning:
+		return roleReasoning
+	}
+	return roleOther
+}
+
+// NewMsg returns a new message with the given id, role and info (nil: none,
+// the shared plainInfo). info is not written; a role that is none of the
+// seven gets a private copy of it to keep the role in.
+func NewMsg(id string, role event.Role, info *MsgInfo) *Msg {
+	if info == nil {
+		info = plainInfo
+	}
+	m := &Msg{ID: id, more: unsafe.Pointer(info)}
+	m.SetRole(role)
+	return m
+}
+
+// Role returns the message's role.
+func (m *Msg) Role() event.Role {
+	if m.role != roleOther {
+		return roleOf[m.role]
+	}
+	if i := m.Info(); i != nil && i.role != nil {
+		return *i.role
+	}
+	return ""
+}
+
+// SetRole sets the message's role; m must be a private copy. A role that is
+// none of the seven makes the message's info a private copy keeping it.
+func (m *Msg) SetRole(r event.Role) {
+	code := codeOf(r)
+	if i := m.Info(); code == roleOther || i != nil && i.role != nil {
+		m.keepRole(code, r)
+	}
+	m.role = code
+}
+
+// keepRole gives m a private copy of its info that keeps role r when code
+// is roleOther, and no role otherwise.
+func (m *Msg) keepRole(code roleCode, r event.Role) {
+	var i MsgInfo
+	if old := m.Info(); old != nil {
+		i = *old
+	}
+	i.role = nil
+	if code == roleOther {
+		role := r
+		i.role = &role
+	}
+	m.setInfo(&i)
+}
+
+// Info returns the message's info (nil only for the zero Msg). Callers must
+// not write through it unless m came from WithInfo.
+func (m *Msg) Info() *MsgInfo {
+	if m.held {
+		return (*callRep)(m.more).info
+	}
+	return (*MsgInfo)(m.more)
+}
+
+// SetInfo gives m the info i; m must be a private copy, i a new info not yet
+// published. i takes over the role m's info kept, if any.
+func (m *Msg) SetInfo(i *MsgInfo) {
+	if old := m.Info(); old != nil {
+		i.role = old.role
+	}
+	m.setInfo(i)
+}
+
+// setInfo points m at i, copying its calls' rep when it holds calls.
+func (m *Msg) setInfo(i *MsgInfo) {
+	if !m.held {
+		m.more = unsafe.Pointer(i)
+		return
+	}
+	r := *(*callRep)(m.more)
+	r.info = i
+	m.more = unsafe.Pointer(&r)
+}
+
 // Kind returns the message's kind.
-func (m *Msg) Kind() Kind { return KindOf(m.Role) }
+func (m *Msg) Kind() Kind { return KindOf(m.Role()) }
 
 // WithInfo returns a copy of m whose info is a private copy the caller may
-// change before publishing.
+// change (through Info) before publishing.
 func (m *Msg) WithInfo() *Msg {
 	c := *m
-	i := *m.Info
-	c.Info = &i
+	i := *m.Info()
+	c.setInfo(&i)
 	return &c
 }
 
-// Call is one tool call held by an assistant message, plus what the view
-// adds. Arguments stream into Args; the rest is behind Info.
-type Call struct {
-	ID     string
-	Name   string
-	Args   persist.Text
-	Status EntStatus
-	Info   *CallInfo
+// Calls returns the message's tool calls (empty when it holds none).
+func (m *Msg) Calls() CallList {
+	if !m.held {
+		return CallList{}
+	}
+	return CallList{(*callRep)(m.more)}
 }
 
-// CallInfo is the part of a tool call that streamed arguments leave alone.
+// AppendCall adds c after the message's tool calls and sets HasCalls; m must
+// be a private copy.
+func (m *Msg) AppendCall(c *Call) {
+	m.holdCalls(m.Calls().Append(c))
+	m.HasCalls = true
+}
+
+// SetCall replaces the message's tool call i (0 ≤ i < Calls().Len()) with c;
+// m must be a private copy.
+func (m *Msg) SetCall(i int, c *Call) { m.holdCalls(m.Calls().Set(i, c)) }
+
+// holdCalls makes l, a list Append or Set just made, m's calls.
+func (m *Msg) holdCalls(l CallList) {
+	l.r.info = m.Info()
+	m.more, m.held = unsafe.Pointer(l.r), true
+}
+
+// Call is one tool call held by an assistant message, plus what the view
+// adds. Arguments stream into Args, the answer sets Result; the rest, which
+// most calls do not have, is behind Info.
+//
+// A Call is 96 bytes, exactly a size class: every call of a message is one,
+// and every TOOL_CALL_ARGS copies it (see TestSizes). The result lives here,
+// not behind Info, so that answering a call copies the call alone and the
+// common call (no metadata, encrypted value or subagents) shares plainCall.
+type Call struct {
+	ID   string
+	Name string
+	Args persist.Text
+	// Result is the id of the tool message answering the call and
+	// ResultContent that message's content as sent (JSON), both set once a
+	// TOOL_CALL_RESULT or a history tool message answered it (HasResult).
+	// ResultContent shares its bytes with the tool message's text when the
+	// content is a JSON string without escapes.
+	Result        string
+	ResultContent string
+	Info          *CallInfo
+	Status        EntStatus
+	HasResult     bool
+}
+
+// CallInfo is the part of a tool call that streamed arguments and the
+// answer leave alone, and that most calls do not have: those share
+// plainCall. It is 56 bytes (the 64-byte size class).
 type CallInfo struct {
 	EncryptedValue *string
 	Meta           Meta
-	Owner          Owner
-	Result         string          // id of the tool message answering it
-	HasResult      bool            // a TOOL_CALL_RESULT answered it
-	ResultContent  json.RawMessage // that message's content, as sent
-	Spawned        []string        // subagent ids it spawned (immutable, copied on write)
-	Start          int
+	Spawned        []string // subagent ids it spawned (immutable, copied on write)
+}
+
+// plainCall is the info of every call without metadata, encrypted value or
+// subagents: most calls. It is shared and, like any CallInfo reachable from
+// a view, never written (changes go through WithInfo).
+var plainCall = &CallInfo{}
+
+// CallInfoOf returns the info of a new call with the given encrypted value
+// and metadata: the shared plainCall when it has neither.
+func CallInfoOf(encrypted *string, meta json.RawMessage) *CallInfo {
+	m := MetaOf(meta)
+	if encrypted == nil && m == nil {
+		return plainCall
+	}
+	return &CallInfo{EncryptedValue: encrypted, Meta: m}
 }
 
 // WithInfo returns a copy of c whose info is a private copy the caller may

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
 )
 
@@ -96,7 +97,8 @@ func TestInvMessagesModel(t *testing.T) {
 				n, ms := clone(pick())
 				fresh++
 				text := rapid.SampledFrom([]string{"", "hi "}).Draw(t, "initial")
-				m := &Msg{ID: fmt.Sprint("m", fresh), Text: persist.TextOf(text), HasText: text != "", Info: &MsgInfo{}}
+				m := NewMsg(fmt.Sprint("m", fresh), event.RoleAssistant, nil)
+				m.Text, m.HasText = persist.TextOf(text), text != ""
 				n.Data().AppendMsg(m)
 				versions, models = append(versions, n), append(models, append(ms, &msgModel{id: m.ID, text: text, hasText: text != ""}))
 			},
@@ -161,7 +163,7 @@ func TestInvMessagesModel(t *testing.T) {
 func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 	t.Parallel()
 	n := NewInv(InvData{Info: &InvInfo{}})
-	m := &Msg{ID: "m1", Info: &MsgInfo{}}
+	m := NewMsg("m1", event.RoleAssistant, nil)
 	n.Data().AppendMsg(m)
 	var stream []*Inv
 	for range 100 {

@@ -11,10 +11,10 @@ import (
 
 // Message returns m as an AG-UI message. The result owns all its memory.
 func (m *Msg) Message() event.Message {
-	i := m.Info
+	i := m.Info()
 	out := event.Message{
 		ID:             m.ID,
-		Role:           m.Role,
+		Role:           m.Role(),
 		Name:           cloneStr(i.Name),
 		ToolCallID:     cloneStr(i.ToolCallID),
 		Error:          cloneStr(i.Error),
@@ -26,14 +26,15 @@ func (m *Msg) Message() event.Message {
 	switch {
 	case m.HasText:
 		out.Content = AppendString(nil, m.Text.String())
-	case i.HasDoc:
+	case m.HasDoc:
 		out.Content = i.Doc.JSON()
 	case i.Raw != nil:
 		out.Content = bytes.Clone(i.Raw)
 	}
 	if m.HasCalls {
-		out.ToolCalls = make([]event.ToolCall, 0, m.Calls.Len())
-		for _, c := range m.Calls.All() {
+		calls := m.Calls()
+		out.ToolCalls = make([]event.ToolCall, 0, calls.Len())
+		for _, c := range calls.All() {
 			out.ToolCalls = append(out.ToolCalls, c.ToolCall())
 		}
 	}

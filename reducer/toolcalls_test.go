@@ -1,0 +1,198 @@
+package reducer_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/event"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
+)
+
+// foldPublished folds evs into a new view and returns every view published on the
+// way with its JSON, so that a test can check none changed afterwards.
+func foldPublished(t *testing.T, evs []event.Event) ([]*view.View, []string) {
+	t.Helper()
+	v := view.New()
+	var views []*view.View
+	var jsons []string
+	for i, e := range evs {
+		var err error
+		v, err = reducer.Reduce(v, e)
+		require.NoError(t, err, "event %d (%s)", i, e.EventType())
+		b, err := v.MarshalJSON()
+		require.NoError(t, err)
+		views, jsons = append(views, v), append(jsons, string(b))
+	}
+	return views, jsons
+}
+
+// requireUnchanged fails when a view published earlier reads differently
+// now: nothing reachable from a published view may be written.
+func requireUnchanged(t *testing.T, views []*view.View, jsons []string) {
+	t.Helper()
+	for i, w := range views {
+		b, err := w.MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, jsons[i], string(b), "view %d changed after it was published", i)
+	}
+}
+
+// TestToolResultContent: a call keeps its result's content exactly as sent
+// (G19), whatever its form, while its tool message reads it as any message
+// content (a string becomes text, anything else is kept raw); the call
+// shares the text's bytes when it can, which must change neither.
+func TestToolResultContent(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		text          string // the tool message's text; "" when raw
+		raw           bool   // the message keeps the content raw
+	}{
+		{name: "plain", content: `"result 42"`, text: "result 42"},
+		{name: "empty", content: `""`},
+		{name: "escapes", content: `"a\"b\\c\nd\/e"`, text: "a\"b\\c\nd/e"},
+		{name: "unicode escape", content: `"caf\u00e9"`, text: "café"},
+		{name: "utf-8", content: `"café ✓"`, text: "café ✓"},
+		{name: "lone surrogate", content: `"x\ud800y"`, text: "x\xed\xa0\x80y"},
+		{name: "parts", content: `[{"type":"text","text":"hi"}]`, raw: true},
+	} {
+		for _, sub := range []string{"", "s1"} {
+			t.Run(tc.name+"/"+sub, func(t *testing.T) {
+				var by event.Attribution // the parent agent
+				if sub != "" {
+					by = event.By(sub)
+				}
+				parent := "m"
+				evs := []event.Event{
+					&event.RunStarted{ThreadID: "t", RunID: "r"},
+					&event.TextMessageStart{Attribution: by, MessageID: "m"},
+					&event.TextMessageEnd{Attribution: by, MessageID: "m"},
+					&event.ToolCallStart{Attribution: by, ToolCallID: "c", ToolCallName: "f", ParentMessageID: &parent},
+					&event.ToolCallArgs{Attribution: by, ToolCallID: "c", Delta: `{"q":`},
+					&event.ToolCallArgs{Attribution: by, ToolCallID: "c", Delta: `1}`},
+					&event.ToolCallEnd{Attribution: by, ToolCallID: "c"},
+					&event.ToolCallResult{Attribution: by, MessageID: "res", ToolCallID: "c", Content: json.RawMessage(tc.content)},
+				}
+				if sub != "" {
+					evs = append(evs[:1], append([]event.Event{&event.SubagentStarted{ID: sub, Name: "w"}}, evs[1:]...)...)
+				}
+				views, jsons := foldPublished(t, evs)
+				v := views[len(views)-1]
+				call, ok := v.ToolCall("c")
+				require.True(t, ok)
+				require.Equal(t, "res", call.ResultMessageID)
+				require.Equal(t, tc.content, string(call.Result), "the call's result, as sent")
+				require.Equal(t, `{"q":1}`, call.Arguments)
+				require.Equal(t, view.EntityClosed, call.Status)
+				var res *event.Message
+				for m := range v.Messages() {
+					if m.ID == "res" {
+						res = &m
+					}
+				}
+				require.NotNil(t, res, "the tool message")
+				require.Equal(t, event.RoleTool, res.Role)
+				require.Equal(t, "c", *res.ToolCallID)
+				if sub == "" {
+					require.Nil(t, res.Subagent)
+				} else {
+					require.Equal(t, sub, *res.Subagent)
+				}
+				if tc.raw {
+					require.Equal(t, tc.content, string(res.Content))
+				} else {
+					var got string
+					require.NoError(t, json.Unmarshal(res.Content, &got), "%s", res.Content)
+					if tc.name != "lone surrogate" { // encoding/json makes it U+FFFD; the view keeps it (G19)
+						require.Equal(t, tc.text, got)
+					}
+				}
+				// A result read from the view owns its memory.
+				if len(call.Result) > 0 {
+					call.Result[0] = 'X'
+					again, _ := v.ToolCall("c")
+					require.Equal(t, tc.content, string(again.Result))
+				}
+				requireUnchanged(t, views, jsons)
+			})
+		}
+	}
+}
+
+// TestPlainCallsShareNothingVisible: calls without metadata, encrypted
+// value or subagents share one info; a change to one call's info (metadata
+// on TOOL_CALL_ARGS or TOOL_CALL_END, an encrypted value, a subagent it
+// spawned, kept across a snapshot restating it) must reach that call alone,
+// in the view folded and in none published before.
+func TestPlainCallsShareNothingVisible(t *testing.T) {
+	for _, sub := range []string{"", "s1"} {
+		t.Run(sub, func(t *testing.T) {
+			var by event.Attribution // the parent agent
+			if sub != "" {
+				by = event.By(sub)
+			}
+			meta := func(s string) event.Base { return event.Base{Metadata: json.RawMessage(s)} }
+			a := "a"
+			qc := "q"
+			evs := []event.Event{
+				&event.RunStarted{ThreadID: "t", RunID: "r", Input: &event.RunAgentInput{Messages: []event.Message{
+					{ID: "h", Role: event.RoleAssistant, ToolCalls: []event.ToolCall{{ID: "hc", Type: "function", Function: event.FunctionCall{Name: "g", Arguments: "{}"}}}},
+				}}},
+				&event.ToolCallStart{Attribution: by, ToolCallID: "p", ToolCallName: "f", ParentMessageID: &a},
+				&event.ToolCallStart{Attribution: by, ToolCallID: "q", ToolCallName: "f", ParentMessageID: &a},
+				&event.ToolCallArgs{Attribution: by, ToolCallID: "p", Delta: "{}"},
+				&event.ToolCallArgs{Base: meta(`{"k":1}`), Attribution: by, ToolCallID: "q", Delta: "{"},
+				&event.ToolCallEnd{Attribution: by, ToolCallID: "p"},
+				&event.ToolCallEnd{Base: meta(`{"end":true}`), Attribution: by, ToolCallID: "q"},
+				&event.ReasoningEncryptedValue{Attribution: by, Subtype: event.EncryptedToolCall, EntityID: "q", EncryptedValue: "E"},
+				&event.SubagentStarted{ID: "kid", Name: "k", ParentToolCallID: &qc},
+				&event.ToolCallResult{Attribution: by, MessageID: "rp", ToolCallID: "p", Content: json.RawMessage(`"P"`)},
+				&event.ToolCallResult{Attribution: by, MessageID: "rq", ToolCallID: "q", Content: json.RawMessage(`"Q"`)},
+				&event.MessagesSnapshot{Messages: []event.Message{
+					{ID: "h", Role: event.RoleAssistant, ToolCalls: []event.ToolCall{{ID: "hc", Type: "function", Function: event.FunctionCall{Name: "g", Arguments: "{}"}}}},
+					{ID: "a", Role: event.RoleAssistant, ToolCalls: []event.ToolCall{
+						{ID: "p", Type: "function", Function: event.FunctionCall{Name: "f", Arguments: "{}"}},
+						{ID: "q", Type: "function", Function: event.FunctionCall{Name: "f", Arguments: "{"}},
+					}},
+				}},
+			}
+			if sub != "" {
+				evs = append(evs[:1], append([]event.Event{&event.SubagentStarted{ID: sub, Name: "w"}}, evs[1:]...)...)
+			}
+			views, jsons := foldPublished(t, evs)
+			v := views[len(views)-1]
+			for _, id := range []string{"p", "hc"} {
+				c, ok := v.ToolCall(id)
+				require.True(t, ok, id)
+				require.Nil(t, c.EncryptedValue, id)
+				require.Empty(t, c.Subagents, id)
+			}
+			before, ok := views[len(views)-2].ToolCall("q") // the snapshot restates q without its value
+			require.True(t, ok)
+			require.Equal(t, "E", *before.EncryptedValue)
+			q, ok := v.ToolCall("q")
+			require.True(t, ok)
+			require.Equal(t, []string{"kid"}, q.Subagents, "kept across the snapshot")
+			require.Equal(t, `"Q"`, string(q.Result), "kept across the snapshot")
+			p, _ := v.ToolCall("p")
+			require.Equal(t, `"P"`, string(p.Result))
+			for i, w := range []*view.View{views[len(views)-2], v} {
+				for m := range w.Messages() {
+					for _, c := range m.ToolCalls {
+						if c.ID == "q" {
+							if i == 0 {
+								require.JSONEq(t, `{"k":1,"end":true}`, string(c.Metadata))
+							}
+							continue
+						}
+						require.Nil(t, c.Metadata, "call %s", c.ID)
+						require.Nil(t, c.EncryptedValue, "call %s", c.ID)
+					}
+				}
+			}
+			requireUnchanged(t, views, jsons)
+		})
+	}
+}
