@@ -161,7 +161,7 @@ func (f *folder) ownedAs(hm *event.Message) bool {
 		return false
 	}
 	for _, tc := range hm.ToolCalls {
-		if o, ok := f.st.Cold.CallOwner.Get(tc.ID); !ok || o != owner {
+		if o, ok := f.st.Cold.CallOwner(tc.ID); !ok || o != owner {
 			return false
 		}
 	}

@@ -51,18 +51,11 @@ func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after str
 	key := f.invFor(tagOwner(m.Info().Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
-	if owner != nil {
-		rec := *owner
-		if id := n.Info.ID; rec.Owner.Sub && key >= 0 && rec.Owner.ID == id {
-			rec.Owner.ID = id // the node's copy: one string per invocation, not per message
-		}
-		owner = &rec
-	}
 	if prev == nil {
 		r, _ := f.st.Cold.Msgs.Get(m.ID)
 		prev = &r
 	}
-	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list, after)
+	f.writeCold().PutMsg(m.ID, *prev, owner, loc, list, after, f.writeRest)
 	return loc
 }
 
@@ -298,7 +291,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	if exists && m.Kind() != k.kind {
 		return f.violation("A1", "%s for '%s', which names a %s; one id names one message of one kind", k.start, id, m.Kind())
 	}
-	rec, known := idx.Owner()
+	rec, known := f.st.Cold.RecOwner(idx)
 	owner := tag
 	if o, ok := f.msgOwnerOf(k, id, rec, known); ok {
 		if tag.Sub && tag != o {
@@ -312,7 +305,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	}
 	if exists {
 		if record != nil {
-			f.writeCold().SetMsgOwner(id, *record)
+			f.writeCold().SetMsgOwner(id, *record, f.writeRest)
 		}
 		f.reopen(m, loc, meta)
 	} else {
@@ -477,7 +470,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	if _, open := f.st.Cold.Open.Tool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}
-	rec, known := f.st.Cold.CallOwner.Get(id)
+	rec, known := f.st.Cold.CallOwner(id)
 	var pm model.OwnerRec
 	pmKnown := false
 	if parentMsg != nil {
@@ -512,7 +505,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		owner = model.Parent
 	}
 	if !known {
-		f.writeCold().CallOwner = f.st.Cold.CallOwner.Set(id, owner)
+		f.writeCold().SetCallOwner(id, owner, f.writeRest)
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
@@ -748,7 +741,7 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 	val := e.EncryptedValue
 	switch e.Subtype {
 	case event.EncryptedToolCall:
-		if rec, ok := f.st.Cold.CallOwner.Get(e.EntityID); ok && tag.Sub && tag != rec {
+		if rec, ok := f.st.Cold.CallOwner(e.EntityID); ok && tag.Sub && tag != rec {
 			return f.violation("R15", "subagentRunId '%s' does not match the tool call '%s' opener's subagent %s", tag.ID, e.EntityID, rec.Quoted())
 		}
 		if holder, loc, idx, ok := f.call(e.EntityID); ok {
@@ -800,7 +793,7 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 		i.Tag = tag.Tag()
 		i.Meta = i.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
-		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity})
+		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity}, f.writeRest)
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()

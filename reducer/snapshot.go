@@ -47,11 +47,11 @@ func (f *folder) fromHistory(hm *event.Message) *model.Msg {
 func (f *folder) own(hm *event.Message, overwrite bool) {
 	owner := tagOwner(hm.Subagent)
 	if _, known := f.st.Cold.MsgOwner(hm.ID); overwrite || !known {
-		f.writeCold().SetMsgOwner(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true})
+		f.writeCold().SetMsgOwner(hm.ID, model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true}, f.writeRest)
 	}
 	for _, tc := range hm.ToolCalls {
-		if _, known := f.st.Cold.CallOwner.Get(tc.ID); overwrite || !known {
-			f.writeCold().CallOwner = f.st.Cold.CallOwner.Set(tc.ID, owner)
+		if _, known := f.st.Cold.CallOwner(tc.ID); overwrite || !known {
+			f.writeCold().SetCallOwner(tc.ID, owner, f.writeRest)
 		}
 	}
 }
@@ -264,7 +264,7 @@ func (f *folder) relocateOpen() {
 	}
 	for id, o := range c.Open.Tool.All() {
 		_, o.Loc, o.Idx, o.Held = f.call(id)
-		if owner, ok := c.CallOwner.Get(id); ok {
+		if owner, ok := c.CallOwner(id); ok {
 			o.Owner = owner
 		}
 		c.Open.Tool = c.Open.Tool.Set(id, o)

@@ -27,40 +27,131 @@ type OwnerRec struct {
 // the whole stream (docs/protocol.md G6), where the message lives while it
 // is placed in an invocation, and where it is in the list (see List). All
 // of it sits in one record, in one map, so that a new message costs one map
-// insertion and no entry elsewhere; the location is held in 32-bit integers
-// to keep the record small (a node never holds 2³¹ messages: each costs far
-// more than a byte of input).
+// insertion and no entry elsewhere.
+//
+// The record is 24 bytes and holds no pointer, so that its map entry (the
+// key's 8-byte hash and 16-byte string header, then the record) is 48
+// bytes, an allocator size class, and holds one pointer, the key: the
+// garbage collector scans one word of it. There is one entry per message id
+// of the stream, so every byte here is paid per message. The owner is an
+// ownerRef into the state's owner table instead of a string; the message
+// inserted right after this one, rare, is in List.after, which only a record
+// with recAfter set has an entry in; the location is held in 32-bit integers
+// (a node never holds 2³¹ messages: each costs far more than a byte of
+// input) and the flags in one byte.
 type MsgRec struct {
-	owner    string // the owner's id, when ownerSub (a subagent)
-	after    string // the message inserted right after this one (see List), or ""
+	owner    ownerRef
 	inv, pos int32
 	anchor   int32  // where in List.ids this message or the one it follows is
 	gen      uint32 // the List generation it was listed in
 	kind     Kind
-	ownerSub bool
-	owned    bool // owner and kind are set
-	placed   bool // inv and pos are set
-	replayed bool
-	listed   bool // in the list, if gen is the list's
+	flags    recFlags
+}
+
+// recFlags are the flags of a MsgRec.
+type recFlags uint8
+
+const (
+	recOwned    recFlags = 1 << iota // owner and kind are set
+	recReplayed                      // the owner was recorded from history
+	recPlaced                        // inv and pos are set
+	recListed                        // in the list, if gen is the list's
+	recAfter                         // List.after holds the message inserted right after this one
+)
+
+// ownerRef is an owner as the bookkeeping records hold it: 0 for the
+// parent agent (an Owner whose Sub is false, whatever its ID, as for
+// Owner.Key), and i+1 for the subagent whose id is the owner table's entry
+// i (see ownerTable). It takes 4 bytes where an Owner takes 24 (a
+// bool and a string header) and holds no pointer. Every owner id recorded
+// is in the table, whether or not an invocation node of that id exists
+// (history may name owners the stream never starts), and stays there for
+// the whole stream, so a record reads back the owner it was given.
+type ownerRef uint32
+
+// ownerTable is the owner table of a state: every subagent id a message
+// or tool call owner was recorded for, in the order first recorded (ids,
+// see ownerRef), and each id's ownerRef (refs). It is never written once a
+// Rest points to it. Rest holds it behind a pointer to stay in its
+// allocator size class: a Rest is copied whenever a node leaves
+// the hot groups, and the table changes only when an owner is new.
+type ownerTable struct {
+	ids  persist.Vector[string]
+	refs persist.Map[ownerRef]
+}
+
+// ref returns o's ownerRef, adding its id to the owner table when it is
+// not in it: rest returns the rest of the cold part as a private copy and
+// is called only then.
+func (c *Cold) ref(o Owner, rest func() *Rest) ownerRef {
+	if !o.Sub {
+		return 0
+	}
+	old := c.Rest.owners
+	if old != nil {
+		if r, ok := old.refs.Get(o.ID); ok {
+			return r
+		}
+	}
+	t := new(ownerTable)
+	if old != nil {
+		*t = *old
+	}
+	t.ids = t.ids.Append(o.ID)
+	ref := ownerRef(t.ids.Len())
+	t.refs = t.refs.Set(o.ID, ref)
+	rest().owners = t
+	return ref
+}
+
+// owner returns the owner ref stands for.
+func (c *Cold) owner(ref ownerRef) Owner {
+	if ref == 0 {
+		return Parent
+	}
+	return Owner{Sub: true, ID: c.Rest.owners.ids.At(int(ref) - 1)}
 }
 
 // setOwner records o in r.
-func (r *MsgRec) setOwner(o OwnerRec) {
-	r.owner, r.ownerSub, r.kind, r.replayed, r.owned = o.Owner.ID, o.Owner.Sub, o.Kind, o.Replayed, true
+func (c *Cold) setOwner(r *MsgRec, o OwnerRec, rest func() *Rest) {
+	r.owner, r.kind = c.ref(o.Owner, rest), o.Kind
+	r.flags = r.flags&^recReplayed | recOwned
+	if o.Replayed {
+		r.flags |= recReplayed
+	}
 }
 
-// Owner returns the recorded owner, and false when none is recorded.
-func (r MsgRec) Owner() (OwnerRec, bool) {
-	return OwnerRec{Owner: Owner{Sub: r.ownerSub, ID: r.owner}, Kind: r.kind, Replayed: r.replayed}, r.owned
+// RecOwner returns the owner recorded in r, a record of c's message index,
+// and false when none is recorded.
+func (c *Cold) RecOwner(r MsgRec) (OwnerRec, bool) {
+	if r.flags&recOwned == 0 {
+		return OwnerRec{}, false
+	}
+	return OwnerRec{Owner: c.owner(r.owner), Kind: r.kind, Replayed: r.flags&recReplayed != 0}, true
 }
 
 // Loc returns where the message lives, and false when it is placed nowhere.
-func (r MsgRec) Loc() (Loc, bool) { return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.placed }
+func (r MsgRec) Loc() (Loc, bool) {
+	return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.flags&recPlaced != 0
+}
+
+// CallOwner returns the recorded owner of tool call id, and false when none
+// is recorded.
+func (c *Cold) CallOwner(id string) (Owner, bool) {
+	r, ok := c.callOwners.Get(id)
+	return c.owner(r), ok
+}
+
+// SetCallOwner records o as the owner of tool call id; c must be a private
+// copy, and rest is as for PutMsg.
+func (c *Cold) SetCallOwner(id string, o Owner, rest func() *Rest) {
+	c.callOwners = c.callOwners.Set(id, c.ref(o, rest))
+}
 
 // MsgOwner returns the recorded owner of message id.
 func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
 	r, _ := c.Msgs.Get(id)
-	return r.Owner()
+	return c.RecOwner(r)
 }
 
 // MsgLoc returns where message id lives, and false when it is placed
@@ -75,12 +166,15 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 // after message after, or at the end when after is "": one map insertion
 // for all of it, and one more for the message it follows when it is
 // inserted. r is id's record as it is in c.Msgs (the zero MsgRec when there
-// is none). c must be a private copy.
-func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after string) {
+// is none). c must be a private copy; rest returns the rest of the cold
+// part as a private copy, and is called only when o names an owner c never
+// recorded.
+func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after string, rest func() *Rest) {
 	if o != nil {
-		r.setOwner(*o)
+		c.setOwner(&r, *o, rest)
 	}
-	r.inv, r.pos, r.placed = int32(l.Inv), int32(l.Pos), true
+	r.inv, r.pos = int32(l.Inv), int32(l.Pos)
+	r.flags |= recPlaced
 	switch {
 	case !list:
 		c.Msgs = c.Msgs.Set(id, r)
@@ -92,10 +186,10 @@ func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after 
 }
 
 // SetMsgOwner records the owner of message id, keeping where it lives; c
-// must be a private copy.
-func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
+// must be a private copy, and rest is as for PutMsg.
+func (c *Cold) SetMsgOwner(id string, o OwnerRec, rest func() *Rest) {
 	r, _ := c.Msgs.Get(id)
-	r.setOwner(o)
+	c.setOwner(&r, o, rest)
 	c.Msgs = c.Msgs.Set(id, r)
 }
 
@@ -107,9 +201,10 @@ func (c *Cold) SetMsgOwner(id string, o OwnerRec) {
 func (c *Cold) DropMsgLoc(id string) {
 	r, ok := c.Msgs.Get(id)
 	switch {
-	case !ok || !r.placed:
-	case r.owned:
-		r.inv, r.pos, r.placed = 0, 0, false
+	case !ok || r.flags&recPlaced == 0:
+	case r.flags&recOwned != 0:
+		r.inv, r.pos = 0, 0
+		r.flags &^= recPlaced
 		c.Msgs = c.Msgs.Set(id, r)
 	default:
 		c.Msgs = c.Msgs.Delete(id)
@@ -119,18 +214,26 @@ func (c *Cold) DropMsgLoc(id string) {
 // List is the AG-UI message list (docs/protocol.md §7). The messages
 // appended to its end are a vector of ids, ids; a message inserted after
 // another (a tool result after the message holding its call) hangs off it:
-// the message it follows records it (MsgRec.after), and it records the
-// vector position of the message its chain starts from (MsgRec.anchor). So
-// appending costs a vector append and no map update besides the message's
-// own record, and inserting two record updates; Listed and ListNext are
-// O(log n), ListLen O(1), and iterating one map lookup per message.
-// ListReset empties the list in O(1): records listed before belong to an
-// older generation and read as not listed (once every 2³² resets, when the
-// generations wrap, it unlists every record).
+// the message it follows has recAfter set and an entry in after naming it,
+// and it records the vector position of the message its chain starts from
+// (MsgRec.anchor). So appending costs a vector append and no map update
+// besides the message's own record, and inserting two record updates and
+// one or two entries in after; Listed and ListNext are O(log n), ListLen
+// O(1), and iterating one map lookup per message (and one more per
+// inserted message). ListReset empties the list in O(1): records listed
+// before belong to an older generation and read as not listed (once every
+// 2³² resets, when the generations wrap, it unlists every record).
 type List struct {
 	ids persist.Vector[string]
-	n   int
-	gen uint32
+	// after: message id → the message inserted right after it (never
+	// empty), for the records of this generation with recAfter set; nil
+	// when empty. Out of MsgRec, whose every byte is paid per message, as
+	// few messages are inserted; behind a pointer, so that the List (and
+	// Cold, which every fold copies) keeps its size class. The map it
+	// points to is never written once a List points to it.
+	after *persist.Map[string]
+	n     int32  // the number of messages (less than 2³¹, as MsgRec's locations)
+	gen   uint32 // the generation of the records listed
 }
 
 // Listed reports whether message id is in the list.
@@ -139,10 +242,10 @@ func (c *Cold) Listed(id string) bool {
 	return ok && c.listed(r)
 }
 
-func (c *Cold) listed(r MsgRec) bool { return r.listed && r.gen == c.List.gen }
+func (c *Cold) listed(r MsgRec) bool { return r.flags&recListed != 0 && r.gen == c.List.gen }
 
 // ListLen returns the number of messages in the list.
-func (c *Cold) ListLen() int { return c.List.n }
+func (c *Cold) ListLen() int { return int(c.List.n) }
 
 // ListNext returns the id of the message after message id in the list, and
 // false when id is the last or not in the list.
@@ -151,8 +254,8 @@ func (c *Cold) ListNext(id string) (string, bool) {
 	switch {
 	case !ok || !c.listed(r):
 		return "", false
-	case r.after != "":
-		return r.after, true
+	case r.flags&recAfter != 0:
+		return c.List.next(id)
 	case int(r.anchor)+1 < c.List.ids.Len():
 		return c.List.ids.At(int(r.anchor) + 1), true
 	}
@@ -175,15 +278,20 @@ func (c *Cold) ListAll() iter.Seq[string] {
 // ListRecs iterates the ids of the list in order with their records, as
 // ListAll does.
 func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
-	msgs, ids := c.Msgs, c.List.ids
+	msgs, l := c.Msgs, c.List
 	return func(yield func(string, MsgRec) bool) {
-		for _, id := range ids.All() {
+		for _, id := range l.ids.All() {
+			// An empty id ends a chain, and is not iterated, as it never
+			// was: after names no empty id (see listInsert).
 			for id != "" {
 				r, _ := msgs.Get(id)
 				if !yield(id, r) {
 					return
 				}
-				id = r.after
+				if r.flags&recAfter == 0 {
+					break
+				}
+				id, _ = l.next(id)
 			}
 		}
 	}
@@ -198,7 +306,8 @@ func (c *Cold) ListAppend(id string) {
 
 // listAppend stores r, the record of id, at the end of the list.
 func (c *Cold) listAppend(id string, r MsgRec) {
-	r.listed, r.gen, r.after, r.anchor = true, c.List.gen, "", int32(c.List.ids.Len())
+	r.flags = r.flags&^recAfter | recListed
+	r.gen, r.anchor = c.List.gen, int32(c.List.ids.Len())
 	c.Msgs = c.Msgs.Set(id, r)
 	c.List.ids = c.List.ids.Append(id)
 	c.List.n++
@@ -208,15 +317,59 @@ func (c *Cold) listAppend(id string, r MsgRec) {
 // list.
 func (c *Cold) listInsert(at, id string, r MsgRec) {
 	a, _ := c.Msgs.Get(at)
-	if a.after == "" && int(a.anchor) == c.List.ids.Len()-1 {
+	if a.flags&recAfter == 0 && int(a.anchor) == c.List.ids.Len()-1 {
 		c.listAppend(id, r) // at is the last message
 		return
 	}
-	r.listed, r.gen, r.after, r.anchor = true, c.List.gen, a.after, a.anchor
+	r.flags = r.flags&^recAfter | recListed
+	r.gen, r.anchor = c.List.gen, a.anchor
+	if a.flags&recAfter != 0 {
+		// id takes over what followed at.
+		next, _ := c.List.next(at)
+		c.List.setAfter(id, next)
+		r.flags |= recAfter
+	}
 	c.Msgs = c.Msgs.Set(id, r)
-	a.after = id
-	c.Msgs = c.Msgs.Set(at, a)
+	switch {
+	case id == "":
+		// An empty id does not link: at's chain ends at at (see ListRecs).
+		if a.flags&recAfter != 0 {
+			a.flags &^= recAfter
+			c.List.setAfter(at, "")
+			c.Msgs = c.Msgs.Set(at, a)
+		}
+	case a.flags&recAfter != 0:
+		c.List.setAfter(at, id)
+	default:
+		c.List.setAfter(at, id)
+		a.flags |= recAfter
+		c.Msgs = c.Msgs.Set(at, a)
+	}
 	c.List.n++
+}
+
+// next returns the message inserted right after message id, for a record
+// with recAfter set.
+func (l *List) next(id string) (string, bool) {
+	if l.after == nil {
+		return "", false
+	}
+	return l.after.Get(id)
+}
+
+// setAfter records next as the message inserted right after message id,
+// or that none is when next is "".
+func (l *List) setAfter(id, next string) {
+	var m persist.Map[string]
+	if l.after != nil {
+		m = *l.after
+	}
+	if next == "" {
+		m = m.Delete(id)
+	} else {
+		m = m.Set(id, next)
+	}
+	l.after = &m
 }
 
 // ListReset empties the list; c must be a private copy.
@@ -226,8 +379,9 @@ func (c *Cold) ListReset() {
 		// record once, so that no stale one reads as listed when they start
 		// again from zero.
 		for id, r := range c.Msgs.All() {
-			if r.listed {
-				r.listed, r.gen, r.after = false, 0, ""
+			if r.flags&recListed != 0 {
+				r.flags &^= recListed | recAfter
+				r.gen = 0
 				c.Msgs = c.Msgs.Set(id, r)
 			}
 		}
@@ -336,7 +490,7 @@ type RunScope struct {
 // that open and close messages and tool calls change (the run's open
 // entities, the message index and list, tool call holders) is held here;
 // what few events change is behind RunScope and Rest, so that those events
-// copy a small cold part (176 bytes), not all of it.
+// copy a small cold part (192 bytes), not all of it.
 type Cold struct {
 	Open Opens
 	// RunScope is never nil.
@@ -355,9 +509,11 @@ type Cold struct {
 	// ResultAfter: assistant message id → the last tool result inserted
 	// after it (a hint: the tool messages up to it follow the message).
 	ResultAfter persist.Map[string]
-	// CallOwner: the owners of tool calls, kept for the whole stream
-	// (docs/protocol.md G6); message owners are in Msgs.
-	CallOwner persist.Map[Owner]
+	// callOwners: the owners of tool calls, kept for the whole stream
+	// (docs/protocol.md G6), as ownerRefs: a 32-byte map entry where an
+	// Owner made a 48-byte one. Read and write it with CallOwner and
+	// SetCallOwner; message owners are in Msgs.
+	callOwners persist.Map[ownerRef]
 
 	Rest *Rest
 }
@@ -378,6 +534,9 @@ type Rest struct {
 	SpanOwner persist.Map[Owner]
 
 	InvIDs persist.Map[int] // subagent id → its latest node
+
+	// owners is the owner table (see ownerRef); nil when empty.
+	owners *ownerTable
 	// invs are the subagent nodes by key, stale for the keys in State.hot.
 	invs persist.Vector[*Inv]
 

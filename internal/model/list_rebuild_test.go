@@ -25,7 +25,7 @@ func TestListRebuild(t *testing.T) {
 			locs   map[string]Loc
 		}
 		ids := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
-		c := &Cold{}
+		c := &Cold{Rest: &Rest{}}
 		var want []string
 		owners := map[string]OwnerRec{}
 		locs := map[string]Loc{}
@@ -43,6 +43,20 @@ func TestListRebuild(t *testing.T) {
 			}
 			if !slices.Equal(recs, want) {
 				t.Fatalf("%s: ListRecs %v, want %v", label, recs, want)
+			}
+			// Stopping early after each position stops the iteration (a
+			// range-over-func loop panics if it goes on).
+			for stop := range want {
+				var got []string
+				for id := range c.ListRecs() {
+					got = append(got, id)
+					if len(got) == stop+1 {
+						break
+					}
+				}
+				if !slices.Equal(got, want[:stop+1]) {
+					t.Fatalf("%s: ListRecs stopped after %d: %v, want %v", label, stop+1, got, want[:stop+1])
+				}
 			}
 			if c.ListLen() != len(want) {
 				t.Fatalf("%s: ListLen %d, want %d", label, c.ListLen(), len(want))
@@ -77,10 +91,13 @@ func TestListRebuild(t *testing.T) {
 				r, _ := c.Msgs.Get(id)
 				var o *OwnerRec
 				if op == 0 {
-					o = &OwnerRec{Owner: Owner{Sub: step%2 == 0, ID: "o" + id}, Kind: KindText}
+					o = &OwnerRec{Owner: Parent, Kind: KindText}
+					if step%2 == 0 {
+						o.Owner = Owner{Sub: true, ID: "o" + id}
+					}
 					owners[id] = *o
 				}
-				c.PutMsg(id, r, o, loc(step), true, "")
+				c.PutMsg(id, r, o, loc(step), true, "", restOf(c))
 				locs[id] = loc(step)
 				want = append(want, id)
 			case 2, 3: // a tool result: placed, then inserted after a listed message
@@ -89,13 +106,13 @@ func TestListRebuild(t *testing.T) {
 				}
 				at := rapid.SampledFrom(want).Draw(t, fmt.Sprint("at", step))
 				r, _ := c.Msgs.Get(id)
-				o := OwnerRec{Owner: Owner{ID: "t" + id}, Kind: KindTool}
+				o := OwnerRec{Owner: Owner{Sub: true, ID: "t" + id}, Kind: KindTool}
 				if op == 2 { // placed and listed in one record update, as toolResult does
-					c.PutMsg(id, r, &o, loc(step), true, at)
+					c.PutMsg(id, r, &o, loc(step), true, at, restOf(c))
 				} else { // placed first, then listed by a second update of its record
-					c.PutMsg(id, r, &o, Loc{Inv: 7, Pos: 7}, false, "")
+					c.PutMsg(id, r, &o, Loc{Inv: 7, Pos: 7}, false, "", restOf(c))
 					r, _ = c.Msgs.Get(id)
-					c.PutMsg(id, r, nil, loc(step), true, at)
+					c.PutMsg(id, r, nil, loc(step), true, at, restOf(c))
 				}
 				owners[id], locs[id] = o, loc(step)
 				i := slices.Index(want, at)
@@ -119,24 +136,24 @@ func TestListRebuild(t *testing.T) {
 				want = kept
 				for _, nid := range ids {
 					if !slices.Contains(want, nid) && rapid.IntRange(0, 3).Draw(t, fmt.Sprint("new", step, nid)) == 0 {
-						c.SetMsgOwner(nid, OwnerRec{Owner: Owner{ID: "s" + nid}, Kind: KindText, Replayed: true})
-						owners[nid] = OwnerRec{Owner: Owner{ID: "s" + nid}, Kind: KindText, Replayed: true}
+						c.SetMsgOwner(nid, OwnerRec{Owner: Owner{Sub: true, ID: "s" + nid}, Kind: KindText, Replayed: true}, restOf(c))
+						owners[nid] = OwnerRec{Owner: Owner{Sub: true, ID: "s" + nid}, Kind: KindText, Replayed: true}
 						r, _ := c.Msgs.Get(nid)
-						c.PutMsg(nid, r, nil, loc(step), true, "")
+						c.PutMsg(nid, r, nil, loc(step), true, "", restOf(c))
 						locs[nid] = loc(step)
 						want = append(want, nid)
 					}
 				}
 			case 5: // an owner change keeps the rest
 				o := OwnerRec{Owner: Owner{Sub: true, ID: "x" + id}, Kind: KindReasoning}
-				c.SetMsgOwner(id, o)
+				c.SetMsgOwner(id, o, restOf(c))
 				owners[id] = o
 			case 6: // a message moves to another node
 				if !slices.Contains(want, id) {
 					continue
 				}
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, nil, loc(step+1000), false, "")
+				c.PutMsg(id, r, nil, loc(step+1000), false, "", restOf(c))
 				locs[id] = loc(step + 1000)
 			}
 			check(fmt.Sprint("step ", step), c, want, owners, locs)

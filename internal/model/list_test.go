@@ -28,13 +28,13 @@ func TestList(t *testing.T) {
 			case op == 0 && !slices.Contains(want, id):
 				o := Owner{Sub: true, ID: "sub-" + id}
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, &OwnerRec{Owner: o, Kind: KindText}, Loc{Inv: -1, Pos: step}, true, "")
+				c.PutMsg(id, r, &OwnerRec{Owner: o, Kind: KindText}, Loc{Inv: -1, Pos: step}, true, "", restOf(c))
 				owners[id] = o
 				want = append(want, id)
 			case op == 1 && !slices.Contains(want, id) && len(want) > 0:
 				at := rapid.SampledFrom(want).Draw(t, fmt.Sprint("at", step))
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, nil, Loc{Inv: 0, Pos: step}, true, at)
+				c.PutMsg(id, r, nil, Loc{Inv: 0, Pos: step}, true, at, restOf(c))
 				i := slices.Index(want, at)
 				want = slices.Insert(want, i+1, id)
 			case op == 2 && rapid.IntRange(0, 5).Draw(t, fmt.Sprint("reset", step)) == 0:
@@ -42,7 +42,7 @@ func TestList(t *testing.T) {
 				want = nil
 			case op == 3:
 				o := Owner{ID: ""}
-				c.SetMsgOwner(id, OwnerRec{Owner: o, Kind: KindReasoning})
+				c.SetMsgOwner(id, OwnerRec{Owner: o, Kind: KindReasoning}, restOf(c))
 				owners[id] = o
 			case op == 4 && !slices.Contains(want, id):
 				c.DropMsgLoc(id)
@@ -82,11 +82,11 @@ func TestListGenerationsWrap(t *testing.T) {
 	c.List.gen = math.MaxUint32 - 1
 	for _, id := range []string{"a", "b"} {
 		r, _ := c.Msgs.Get(id)
-		c.PutMsg(id, r, nil, Loc{Inv: -1}, true, "")
+		c.PutMsg(id, r, nil, Loc{Inv: -1}, true, "", restOf(c))
 	}
 	c.ListReset() // gen MaxUint32
 	r, _ := c.Msgs.Get("a")
-	c.PutMsg("a", r, nil, Loc{Inv: -1}, true, "")
+	c.PutMsg("a", r, nil, Loc{Inv: -1}, true, "", restOf(c))
 	c.ListReset() // wraps to generation 0
 	// The resets in between change nothing but the generation: jump to the
 	// one "b" was listed in.

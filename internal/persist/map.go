@@ -119,6 +119,11 @@ func newEntry[V any](h uint64, k string, v V) *entryKey {
 	return &(&mapEntry[V]{entryKey: entryKey{hash: h, key: k}, val: v}).entryKey
 }
 
+// EntrySize returns the size in bytes of one entry of a Map[V]: the
+// key's hash and string header, then the value. Each entry is an
+// allocation of its own, so the allocator rounds it up to its size class.
+func EntrySize[V any]() uintptr { return unsafe.Sizeof(mapEntry[V]{}) }
+
 // entryOf returns the entry whose key part is e, an entry of a Map[V].
 func entryOf[V any](e *entryKey) *mapEntry[V] {
 	// e points to the first field of a mapEntry[V]: the entry itself.
