@@ -273,6 +273,7 @@ func FuzzFoldPaths(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 5, 0, 1, 0, 6, 0, 1, 3, 6, 0, 1, 4, 7, 0, 0, 0, 1, 0, 0, 0})
 	f.Add([]byte{0, 0, 0, 0, 28, 3, 0, 0, 5, 0, 1, 0, 6, 0, 1, 1, 8, 1, 1, 0, 9, 1, 1, 7, 9, 1, 2, 2, 20, 0, 0, 5})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		data = fuzzPrefix(data)
 		p := newPaths(t)
 		for i := 0; i+4 <= len(data); i += 4 {
 			e := fuzzEvent(data[i], data[i+1], data[i+2], data[i+3])

@@ -133,3 +133,42 @@ func TestListOrderToolResultChains(t *testing.T) {
 		require.Equal(t, jsons[i], string(b), "view %d changed after it was published", i)
 	}
 }
+
+// TestListEmptyID: "" is a message id like any other. A message with an
+// empty id is in the list, and a tool result answering a call it holds goes
+// right after it and is linked to the call (the list once dropped it, and
+// the result went to the end, unlinked).
+func TestListEmptyID(t *testing.T) {
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.TextMessageStart{MessageID: ""},
+		&event.TextMessageContent{MessageID: "", Delta: "hi"},
+		&event.TextMessageEnd{MessageID: ""},
+		&event.TextMessageStart{MessageID: "b"},
+		&event.TextMessageEnd{MessageID: "b"},
+		&event.ToolCallStart{ToolCallID: "c1", ToolCallName: "f", ParentMessageID: new(string)},
+		&event.ToolCallEnd{ToolCallID: "c1"},
+		&event.ToolCallResult{MessageID: "res", ToolCallID: "c1", Content: json.RawMessage(`"done"`)},
+		&event.RunFinished{ThreadID: "t", RunID: "r"},
+	}
+	v := view.New()
+	b := reducer.NewBuilder(view.New())
+	for i, e := range evs {
+		var err error
+		v, err = reducer.Fold(v, e)
+		require.NoError(t, err, "event %d", i)
+		require.NoError(t, b.Fold(e), "event %d", i)
+	}
+	require.Equal(t, []string{"", "res", "b"}, listIDs(v))
+	require.Equal(t, []string{"", "res", "b"}, listIDs(b.View()))
+	m, ok := v.Message("")
+	require.True(t, ok)
+	require.JSONEq(t, `"hi"`, string(m.Content))
+	require.Len(t, m.ToolCalls, 1)
+	for _, w := range []*view.View{v, b.View()} {
+		c, ok := w.ToolCall("c1")
+		require.True(t, ok)
+		require.Equal(t, "res", c.ResultMessageID, "the result is linked to the call")
+		require.JSONEq(t, `"done"`, string(c.Result))
+	}
+}

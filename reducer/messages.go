@@ -44,10 +44,10 @@ func (f *folder) putMsg(loc model.Loc, m *model.Msg) {
 
 // place stores m in the invocation its tag names and records where, and
 // its owner when owner is not nil; when list is set, it puts it into the
-// list after message after, or at the end when after is "" (all in one
+// list after message *after, or at the end when after is nil (all in one
 // record, see model.MsgRec). prev is m's id's record as the caller read it
 // in this fold, nil when it did not.
-func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after string, prev *model.MsgRec) model.Loc {
+func (f *folder) place(m *model.Msg, owner *model.OwnerRec, list bool, after *string, prev *model.MsgRec) model.Loc {
 	key := f.invFor(tagOwner(m.Info().Tag))
 	n := f.node(key)
 	loc := model.Loc{Inv: key, Pos: n.AppendMsg(m)}
@@ -90,7 +90,7 @@ func (f *folder) tagOf(tag model.Owner) *string {
 // appendMsg places m (with its owner, when owner is not nil) at the end
 // of the list.
 func (f *folder) appendMsg(m *model.Msg, owner *model.OwnerRec) model.Loc {
-	return f.place(m, owner, true, "", nil)
+	return f.place(m, owner, true, nil, nil)
 }
 
 // at returns (a copy of) the message an open entry points at, and false when
@@ -110,7 +110,7 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
 	if tagOwner(old.Info().Tag) != tagOwner(c.Info().Tag) {
 		f.unplace(loc)
-		f.place(c, nil, false, "", nil)
+		f.place(c, nil, false, nil, nil)
 		return
 	}
 	f.putMsg(loc, c)
@@ -315,7 +315,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		}
 		m := model.NewMsg(id, r, f.msgInfo(tag, cloneStr(name), meta))
 		m.HasText, m.Status = true, model.EntOpen
-		loc = f.place(m, record, true, "", &idx)
+		loc = f.place(m, record, true, nil, &idx)
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Set(id, model.Open{Owner: owner, Loc: loc, In: true}))
@@ -635,9 +635,10 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(callID)
-	at := "" // the message the result follows; "": the end of the list
+	var after *string // the message the result follows; nil: the end of the list
 	if held && f.st.Cold.Listed(holder.ID) {
-		at = holder.ID
+		at := holder.ID // an empty id is an id like any other
+		after = &at
 		// Start from the last result put after this holder, when it is
 		// still there: the tool messages before it follow the holder
 		// already, and not walking them again keeps n results under one
@@ -659,8 +660,8 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		}
 	}
 	// R26: the result is attributed on its own and (re)sets its message's owner.
-	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, at, nil)
-	if at != "" {
+	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, after, nil)
+	if after != nil {
 		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCall(holder, hloc, idx, func(c *model.Call) {
 			c.Result, c.HasResult, c.ResultContent = e.MessageID, true, sent

@@ -163,13 +163,13 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 
 // PutMsg records where message id lives and its owner when o is not nil,
 // and, when list is set, puts it into the list (it must not be in it) right
-// after message after, or at the end when after is "": one map insertion
+// after message *after, or at the end when after is nil: one map insertion
 // for all of it, and one more for the message it follows when it is
 // inserted. r is id's record as it is in c.Msgs (the zero MsgRec when there
 // is none). c must be a private copy; rest returns the rest of the cold
 // part as a private copy, and is called only when o names an owner c never
 // recorded.
-func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after string, rest func() *Rest) {
+func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after *string, rest func() *Rest) {
 	if o != nil {
 		c.setOwner(&r, *o, rest)
 	}
@@ -178,10 +178,10 @@ func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after 
 	switch {
 	case !list:
 		c.Msgs = c.Msgs.Set(id, r)
-	case after == "":
+	case after == nil:
 		c.listAppend(id, r)
 	default:
-		c.listInsert(after, id, r)
+		c.listInsert(*after, id, r)
 	}
 }
 
@@ -281,9 +281,7 @@ func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
 	msgs, l := c.Msgs, c.List
 	return func(yield func(string, MsgRec) bool) {
 		for _, id := range l.ids.All() {
-			// An empty id ends a chain, and is not iterated, as it never
-			// was: after names no empty id (see listInsert).
-			for id != "" {
+			for {
 				r, _ := msgs.Get(id)
 				if !yield(id, r) {
 					return
@@ -330,18 +328,8 @@ func (c *Cold) listInsert(at, id string, r MsgRec) {
 		r.flags |= recAfter
 	}
 	c.Msgs = c.Msgs.Set(id, r)
-	switch {
-	case id == "":
-		// An empty id does not link: at's chain ends at at (see ListRecs).
-		if a.flags&recAfter != 0 {
-			a.flags &^= recAfter
-			c.List.setAfter(at, "")
-			c.Msgs = c.Msgs.Set(at, a)
-		}
-	case a.flags&recAfter != 0:
-		c.List.setAfter(at, id)
-	default:
-		c.List.setAfter(at, id)
+	c.List.setAfter(at, id)
+	if a.flags&recAfter == 0 {
 		a.flags |= recAfter
 		c.Msgs = c.Msgs.Set(at, a)
 	}
@@ -357,18 +345,14 @@ func (l *List) next(id string) (string, bool) {
 	return l.after.Get(id)
 }
 
-// setAfter records next as the message inserted right after message id,
-// or that none is when next is "".
+// setAfter records next as the message inserted right after message id
+// ("" is an id like any other).
 func (l *List) setAfter(id, next string) {
 	var m persist.Map[string]
 	if l.after != nil {
 		m = *l.after
 	}
-	if next == "" {
-		m = m.Delete(id)
-	} else {
-		m = m.Set(id, next)
-	}
+	m = m.Set(id, next)
 	l.after = &m
 }
 

@@ -97,7 +97,7 @@ func TestListRebuild(t *testing.T) {
 					}
 					owners[id] = *o
 				}
-				c.PutMsg(id, r, o, loc(step), true, "", restOf(c))
+				c.PutMsg(id, r, o, loc(step), true, nil, restOf(c))
 				locs[id] = loc(step)
 				want = append(want, id)
 			case 2, 3: // a tool result: placed, then inserted after a listed message
@@ -108,11 +108,11 @@ func TestListRebuild(t *testing.T) {
 				r, _ := c.Msgs.Get(id)
 				o := OwnerRec{Owner: Owner{Sub: true, ID: "t" + id}, Kind: KindTool}
 				if op == 2 { // placed and listed in one record update, as toolResult does
-					c.PutMsg(id, r, &o, loc(step), true, at, restOf(c))
+					c.PutMsg(id, r, &o, loc(step), true, &at, restOf(c))
 				} else { // placed first, then listed by a second update of its record
-					c.PutMsg(id, r, &o, Loc{Inv: 7, Pos: 7}, false, "", restOf(c))
+					c.PutMsg(id, r, &o, Loc{Inv: 7, Pos: 7}, false, nil, restOf(c))
 					r, _ = c.Msgs.Get(id)
-					c.PutMsg(id, r, nil, loc(step), true, at, restOf(c))
+					c.PutMsg(id, r, nil, loc(step), true, &at, restOf(c))
 				}
 				owners[id], locs[id] = o, loc(step)
 				i := slices.Index(want, at)
@@ -139,7 +139,7 @@ func TestListRebuild(t *testing.T) {
 						c.SetMsgOwner(nid, OwnerRec{Owner: Owner{Sub: true, ID: "s" + nid}, Kind: KindText, Replayed: true}, restOf(c))
 						owners[nid] = OwnerRec{Owner: Owner{Sub: true, ID: "s" + nid}, Kind: KindText, Replayed: true}
 						r, _ := c.Msgs.Get(nid)
-						c.PutMsg(nid, r, nil, loc(step), true, "", restOf(c))
+						c.PutMsg(nid, r, nil, loc(step), true, nil, restOf(c))
 						locs[nid] = loc(step)
 						want = append(want, nid)
 					}
@@ -153,7 +153,7 @@ func TestListRebuild(t *testing.T) {
 					continue
 				}
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, nil, loc(step+1000), false, "", restOf(c))
+				c.PutMsg(id, r, nil, loc(step+1000), false, nil, restOf(c))
 				locs[id] = loc(step + 1000)
 			}
 			check(fmt.Sprint("step ", step), c, want, owners, locs)

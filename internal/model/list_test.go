@@ -20,7 +20,7 @@ func TestList(t *testing.T) {
 		c := &Cold{Rest: &Rest{}}
 		var want []string
 		owners := map[string]Owner{}
-		ids := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+		ids := []string{"", "a", "b", "c", "d", "e", "f", "g", "h"} // "" is an id like any other
 		for step := range rapid.IntRange(1, 60).Draw(t, "steps") {
 			before, beforeWant := c.ListAll(), slices.Clone(want)
 			id := rapid.SampledFrom(ids).Draw(t, fmt.Sprint("id", step))
@@ -28,13 +28,13 @@ func TestList(t *testing.T) {
 			case op == 0 && !slices.Contains(want, id):
 				o := Owner{Sub: true, ID: "sub-" + id}
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, &OwnerRec{Owner: o, Kind: KindText}, Loc{Inv: -1, Pos: step}, true, "", restOf(c))
+				c.PutMsg(id, r, &OwnerRec{Owner: o, Kind: KindText}, Loc{Inv: -1, Pos: step}, true, nil, restOf(c))
 				owners[id] = o
 				want = append(want, id)
 			case op == 1 && !slices.Contains(want, id) && len(want) > 0:
 				at := rapid.SampledFrom(want).Draw(t, fmt.Sprint("at", step))
 				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, nil, Loc{Inv: 0, Pos: step}, true, at, restOf(c))
+				c.PutMsg(id, r, nil, Loc{Inv: 0, Pos: step}, true, &at, restOf(c))
 				i := slices.Index(want, at)
 				want = slices.Insert(want, i+1, id)
 			case op == 2 && rapid.IntRange(0, 5).Draw(t, fmt.Sprint("reset", step)) == 0:
@@ -82,11 +82,11 @@ func TestListGenerationsWrap(t *testing.T) {
 	c.List.gen = math.MaxUint32 - 1
 	for _, id := range []string{"a", "b"} {
 		r, _ := c.Msgs.Get(id)
-		c.PutMsg(id, r, nil, Loc{Inv: -1}, true, "", restOf(c))
+		c.PutMsg(id, r, nil, Loc{Inv: -1}, true, nil, restOf(c))
 	}
 	c.ListReset() // gen MaxUint32
 	r, _ := c.Msgs.Get("a")
-	c.PutMsg("a", r, nil, Loc{Inv: -1}, true, "", restOf(c))
+	c.PutMsg("a", r, nil, Loc{Inv: -1}, true, nil, restOf(c))
 	c.ListReset() // wraps to generation 0
 	// The resets in between change nothing but the generation: jump to the
 	// one "b" was listed in.

@@ -20,7 +20,7 @@ func TestOwnerTable(t *testing.T) {
 		id := fmt.Sprint("m", i)
 		rec := OwnerRec{Owner: o, Kind: KindText, Replayed: i%2 == 1}
 		if i%2 == 0 {
-			c.PutMsg(id, MsgRec{}, &rec, Loc{Inv: i, Pos: i}, true, "", restOf(c))
+			c.PutMsg(id, MsgRec{}, &rec, Loc{Inv: i, Pos: i}, true, nil, restOf(c))
 		} else {
 			c.SetMsgOwner(id, rec, restOf(c))
 		}
