@@ -110,6 +110,7 @@ func TestThreadRunsCached(t *testing.T) {
 func TestGeneratedStale(t *testing.T) {
 	name := "stale-test-" + strconv.Itoa(os.Getpid()) + ".jsonl"
 	path := filepath.Join(ModuleRoot(), "testdata", "bench", name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755), "a fresh clone has no testdata/bench yet")
 	t.Cleanup(func() { os.Remove(path) })
 	for _, size := range []int{100, 3 * freshPrefix} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
