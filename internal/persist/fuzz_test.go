@@ -13,61 +13,66 @@ func FuzzMap(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 2, 1, 1, 0, 3, 2, 0}, uint8(3))
 	f.Add([]byte{0, 1, 0, 1, 0, 2, 1, 2, 1, 1}, uint8(0))
 	f.Add([]byte{0, 5, 0, 6, 0, 7, 3, 0, 1, 6}, uint8(64))
-	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) {
-		mask := uint64(1)<<(hashBits%65) - 1
-		if hashBits%65 == 64 {
-			mask = ^uint64(0)
-		}
-		hash := func(k string) uint64 { return hashString(k) & mask }
-		var m Map[int]
-		model := map[string]int{}
-		type snap struct {
-			m     Map[int]
-			model map[string]int
-		}
-		var snaps []snap
-		for pc := 0; pc+1 < len(prog); pc += 2 {
-			op, k := prog[pc]%4, strconv.Itoa(int(prog[pc+1]%40))
-			switch op {
-			case 0:
-				m = m.set(hash(k), k, pc)
-				model = maps.Clone(model)
-				model[k] = pc
-			case 1:
-				m = m.delete(hash(k), k)
-				model = maps.Clone(model)
-				delete(model, k)
-			case 2:
-				got, ok := m.get(hash(k), k)
-				want, wantOK := model[k]
-				if ok != wantOK || got != want {
-					t.Fatalf("Get(%q) = %d, %v, want %d, %v", k, got, ok, want, wantOK)
-				}
-			default:
-				if len(snaps) > 0 {
-					sn := snaps[int(prog[pc+1])%len(snaps)]
-					m, model = sn.m, sn.model
-				}
+	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runMapProgram(t, Map[int]{}, prog, hashBits) })
+}
+
+// runMapProgram runs prog, a program of map operations, from empty, with
+// the hash of a key masked to its hashBits%65 low bits (all of them at
+// 64), against a Go map; every tenth version is checked again at the end.
+func runMapProgram[M hashedMap[M]](t *testing.T, empty M, prog []byte, hashBits uint8) {
+	mask := uint64(1)<<(hashBits%65) - 1
+	if hashBits%65 == 64 {
+		mask = ^uint64(0)
+	}
+	hash := func(k string) uint64 { return hashString(k) & mask }
+	m := empty
+	model := map[string]int{}
+	type snap struct {
+		m     M
+		model map[string]int
+	}
+	var snaps []snap
+	for pc := 0; pc+1 < len(prog); pc += 2 {
+		op, k := prog[pc]%4, strconv.Itoa(int(prog[pc+1]%40))
+		switch op {
+		case 0:
+			m = m.set(hash(k), k, pc)
+			model = maps.Clone(model)
+			model[k] = pc
+		case 1:
+			m = m.delete(hash(k), k)
+			model = maps.Clone(model)
+			delete(model, k)
+		case 2:
+			got, ok := m.get(hash(k), k)
+			want, wantOK := model[k]
+			if ok != wantOK || got != want {
+				t.Fatalf("Get(%q) = %d, %v, want %d, %v", k, got, ok, want, wantOK)
 			}
-			if pc%20 == 0 {
-				snaps = append(snaps, snap{m, model})
-			}
-		}
-		snaps = append(snaps, snap{m, model})
-		for i, sn := range snaps {
-			if sn.m.Len() != len(sn.model) {
-				t.Fatalf("version %d: Len() = %d, want %d", i, sn.m.Len(), len(sn.model))
-			}
-			if got := maps.Collect(sn.m.All()); !maps.Equal(got, sn.model) {
-				t.Fatalf("version %d: All() = %v, want %v", i, got, sn.model)
-			}
-			for k, v := range sn.model {
-				if got, ok := sn.m.get(hash(k), k); !ok || got != v {
-					t.Fatalf("version %d: Get(%q) = %d, %v, want %d", i, k, got, ok, v)
-				}
+		default:
+			if len(snaps) > 0 {
+				sn := snaps[int(prog[pc+1])%len(snaps)]
+				m, model = sn.m, sn.model
 			}
 		}
-	})
+		if pc%20 == 0 {
+			snaps = append(snaps, snap{m, model})
+		}
+	}
+	snaps = append(snaps, snap{m, model})
+	for i, sn := range snaps {
+		if sn.m.Len() != len(sn.model) {
+			t.Fatalf("version %d: Len() = %d, want %d", i, sn.m.Len(), len(sn.model))
+		}
+		if got := maps.Collect(sn.m.All()); !maps.Equal(got, sn.model) {
+			t.Fatalf("version %d: All() = %v, want %v", i, got, sn.model)
+		}
+		for k, v := range sn.model {
+			if got, ok := sn.m.get(hash(k), k); !ok || got != v {
+				t.Fatalf("version %d: Get(%q) = %d, %v, want %d", i, k, got, ok, v)
+			}
+		}
+	}
 }
 
 // FuzzBufMap is FuzzMap for BufMap: with at most 40 keys the log fills and
@@ -77,59 +82,5 @@ func FuzzBufMap(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 2, 1, 1, 0, 3, 2, 0}, uint8(3))
 	f.Add([]byte{0, 1, 0, 1, 0, 2, 1, 2, 1, 1}, uint8(0))
 	f.Add([]byte{0, 5, 0, 6, 0, 7, 3, 0, 1, 6}, uint8(64))
-	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) {
-		mask := uint64(1)<<(hashBits%65) - 1
-		if hashBits%65 == 64 {
-			mask = ^uint64(0)
-		}
-		hash := func(k string) uint64 { return hashString(k) & mask }
-		var m BufMap[int]
-		model := map[string]int{}
-		type snap struct {
-			m     BufMap[int]
-			model map[string]int
-		}
-		var snaps []snap
-		for pc := 0; pc+1 < len(prog); pc += 2 {
-			op, k := prog[pc]%4, strconv.Itoa(int(prog[pc+1]%40))
-			switch op {
-			case 0:
-				m = m.set(hash(k), k, pc)
-				model = maps.Clone(model)
-				model[k] = pc
-			case 1:
-				m = m.delete(hash(k), k)
-				model = maps.Clone(model)
-				delete(model, k)
-			case 2:
-				got, ok := m.get(hash(k), k)
-				want, wantOK := model[k]
-				if ok != wantOK || got != want {
-					t.Fatalf("Get(%q) = %d, %v, want %d, %v", k, got, ok, want, wantOK)
-				}
-			default:
-				if len(snaps) > 0 {
-					sn := snaps[int(prog[pc+1])%len(snaps)]
-					m, model = sn.m, sn.model
-				}
-			}
-			if pc%20 == 0 {
-				snaps = append(snaps, snap{m, model})
-			}
-		}
-		snaps = append(snaps, snap{m, model})
-		for i, sn := range snaps {
-			if sn.m.Len() != len(sn.model) {
-				t.Fatalf("version %d: Len() = %d, want %d", i, sn.m.Len(), len(sn.model))
-			}
-			if got := maps.Collect(sn.m.All()); len(sn.model) > 0 && !maps.Equal(got, sn.model) {
-				t.Fatalf("version %d holds %v, want %v", i, got, sn.model)
-			}
-			for k, want := range sn.model {
-				if got, ok := sn.m.get(hash(k), k); !ok || got != want {
-					t.Fatalf("version %d: Get(%q) = %d, %v, want %d", i, k, got, ok, want)
-				}
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runMapProgram(t, BufMap[int]{}, prog, hashBits) })
 }

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"sync"
 	"testing"
@@ -140,19 +141,41 @@ var hashFuncs = []struct {
 	{"shared prefix", func(k string) uint64 { return hashString(k)&0xF<<60 | 0x0FFFFFFFFFFFFFF }},
 }
 
+// hashedMap is what the model tests and fuzz targets need of Map[int] and
+// BufMap[int]: the operations for a key whose hash the test chooses.
+type hashedMap[M any] interface {
+	get(h uint64, k string) (int, bool)
+	set(h uint64, k string, v int) M
+	delete(h uint64, k string) M
+	Len() int
+	All() iter.Seq2[string, int]
+}
+
 // TestMapModel runs random Set/Delete/Get sequences on random older versions
 // against a Go map model, with real and degenerate hashes, and checks every
 // version at the end: old versions are unchanged by updates to old and new.
 func TestMapModel(t *testing.T) {
 	t.Parallel()
+	checkModel(t, func(*rapid.T, int) bool { return false }, Map[int]{})
+}
+
+// checkModel is TestMapModel for any map type: the version each operation
+// starts from is drawn among all of them, or is the latest when latest says
+// so (as a stream's is).
+func checkModel[M hashedMap[M]](t *testing.T, latest func(t *rapid.T, n int) bool, empty M) {
 	for _, hf := range hashFuncs {
 		t.Run(hf.name, func(t *testing.T) {
 			t.Parallel()
 			rapid.Check(t, func(t *rapid.T) {
-				versions := []Map[int]{{}}
+				versions := []M{empty}
 				models := []map[string]int{{}}
 				key := rapid.StringMatching(`k[0-9]{1,2}`)
-				pick := func() int { return rapid.IntRange(0, len(versions)-1).Draw(t, "version") }
+				pick := func() int {
+					if latest(t, len(versions)) {
+						return len(versions) - 1
+					}
+					return rapid.IntRange(0, len(versions)-1).Draw(t, "version")
+				}
 				t.Repeat(map[string]func(*rapid.T){
 					"Set": func(t *rapid.T) {
 						i, k, v := pick(), key.Draw(t, "key"), rapid.Int().Draw(t, "value")
