@@ -44,7 +44,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 17.1, 18.1},
+		}, 17.2, 18.2},
 		{"Builder", func() error {
 			b := reducer.NewBuilder(view.New())
 			for _, e := range evs {
@@ -53,7 +53,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 19.0, 20.0},
+		}, 19.1, 20.1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

@@ -3,6 +3,7 @@ package reducer
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agview/agview/event"
@@ -313,6 +314,10 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		if role != nil {
 			r = *role
 		}
+		// The id is a copy of its own: the decoder's string shares one
+		// allocation with the event's other strings (role, tag, name), which
+		// the view would otherwise keep for as long as the message.
+		id = strings.Clone(id)
 		m := model.NewMsg(id, r, f.msgInfo(tag, cloneStr(name), meta))
 		m.HasText, m.Status = true, model.EntOpen
 		loc = f.place(m, record, true, nil, &idx)
