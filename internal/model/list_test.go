@@ -98,3 +98,14 @@ func TestListGenerationsWrap(t *testing.T) {
 		t.Fatalf("list %v, want empty", got)
 	}
 }
+
+// restOf returns the rest function PutMsg and SetMsgOwner take, for a test
+// that keeps earlier versions of c: it copies c's Rest on every call, as
+// the reducer copies it once per fold.
+func restOf(c *Cold) func() *Rest {
+	return func() *Rest {
+		r := *c.Rest
+		c.Rest = &r
+		return c.Rest
+	}
+}

@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/json"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,24 +10,6 @@ import (
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
 )
-
-// TestMsgSizes pins the sizes of a message's structs. A view holds one Msg
-// per message and a tool result or named message one MsgInfo more: a field
-// that pushes one of them past its size class costs every message of a long
-// thread that many bytes more.
-func TestMsgSizes(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		got, want uintptr
-		why       string
-	}{
-		{"Msg", unsafe.Sizeof(Msg{}), 48, "one per message: id + text + one pointer + 8 bytes of codes and flags fill the 48-byte size class"},
-		{"MsgInfo", unsafe.Sizeof(MsgInfo{}), 112, "one per message with a name, metadata or a tool call id: the 112-byte size class"},
-		{"callRep", unsafe.Sizeof(callRep{}), 24, "the info, and the one call or the many: copied by every tool call delta that changes a call, and held by every message holding calls: the 24-byte size class"},
-	} {
-		assert.Equal(t, tc.want, tc.got, "unsafe.Sizeof(%s{}): %s", tc.name, tc.why)
-	}
-}
 
 // TestMsgRoleExact: every role, the seven of package event and any other a
 // Go program folds, reads back exactly, through every change of the

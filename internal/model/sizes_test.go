@@ -1,33 +1,68 @@
 package model
 
 import (
+	"reflect"
 	"testing"
 	"unsafe"
+
+	"github.com/agview/agview/internal/persist"
 )
 
-// TestSizes pins the sizes of the structs a tool call and its result are
-// made of. Each is laid out to fit a Go allocation size class; a field
-// added that pushes one past its class costs that much more on every call
-// a view holds, so this test fails and says why the size matters: find
-// room (a rarely set field behind Info, a smaller type) or raise the
-// figure here knowingly.
+// TestSizes pins the sizes of the structs a view holds one of per message,
+// per tool call or per fold. Each is laid out to fit a Go allocation size
+// class; a field that pushes one past its class costs that many bytes more
+// on every message of a long thread, so this test fails and says why the
+// size matters: find room (a rarely set field behind a pointer, a smaller
+// type) or change the figure here knowingly.
 func TestSizes(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		size, max uintptr
+		exact     bool // the size is the class exactly: a smaller one is a change to make knowingly too
 		why       string
 	}{
-		{"Call", unsafe.Sizeof(Call{}), 96,
+		{"Msg", unsafe.Sizeof(Msg{}), 48, true,
+			"one per message: id + text + one pointer + 8 bytes of codes and flags fill the 48-byte size class"},
+		{"MsgInfo", unsafe.Sizeof(MsgInfo{}), 112, true,
+			"one per message with a name, metadata or a tool call id: the 112-byte size class"},
+		{"callRep", unsafe.Sizeof(callRep{}), 24, true,
+			"a message holding calls has one (its info, and the one call or the many), and every tool call delta that changes a call copies it: the 24-byte size class"},
+		{"Call", unsafe.Sizeof(Call{}), 96, false,
 			"every tool call a view holds is one, and every TOOL_CALL_ARGS and TOOL_CALL_END copies it; 96 is a size class, the next is 112"},
-		{"CallInfo", unsafe.Sizeof(CallInfo{}), 64,
+		{"CallInfo", unsafe.Sizeof(CallInfo{}), 64, false,
 			"a call with metadata, an encrypted value or subagents has one of its own (and copies it on each change); the rest share plainCall"},
-		{"callRep", unsafe.Sizeof(callRep{}), 24,
-			"a message holding one call, most of those that hold any, pays one callRep (its info and the call) for its CallList"},
-		{"toolInfo", unsafe.Sizeof(toolInfo{}), 128,
+		{"toolInfo", unsafe.Sizeof(toolInfo{}), 128, false,
 			"every tool message has one (MsgInfo plus its call id); a field added to MsgInfo takes it to the 144-byte class"},
+		{"MsgRec", unsafe.Sizeof(MsgRec{}), 24, false,
+			"the message index holds one for every message id of the stream"},
+		{"MsgRec's index entry", persist.EntrySize[MsgRec](), 48, false,
+			"one for every message id of the stream: a 48-byte entry becoming a 64-byte one costs a third more"},
+		{"CallOwner's entry", persist.EntrySize[ownerRef](), 32, false,
+			"one for every tool call of the stream"},
+		{"Cold", unsafe.Sizeof(Cold{}), 192, false,
+			"nearly every fold copies it; the next size class is 208 bytes (put rarely changed fields behind a pointer, as List.after and RunScope)"},
+		{"Rest", unsafe.Sizeof(Rest{}), 288, false,
+			"copied whenever a node leaves the hot groups; the next size class is 320 bytes (put rarely changed fields behind a pointer, as Rest.owners)"},
 	} {
-		if tc.size > tc.max {
-			t.Errorf("%s is %d bytes, more than %d: %s", tc.name, tc.size, tc.max, tc.why)
+		if tc.size > tc.max || tc.exact && tc.size != tc.max {
+			t.Errorf("%s is %d bytes, not the %d it is laid out for: %s", tc.name, tc.size, tc.max, tc.why)
 		}
 	}
+	if p := pointerField(reflect.TypeFor[MsgRec]()); p != "" {
+		t.Errorf("MsgRec.%s holds a pointer: the record is pointer-free, so that the garbage collector scans only the key of a message index entry", p)
+	}
+}
+
+// pointerField returns the name of a field of struct type st that holds a
+// pointer (a string, slice, map, … counts), or "".
+func pointerField(st reflect.Type) string {
+	for f := range st.Fields() {
+		switch f.Type.Kind() {
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		default:
+			return f.Name
+		}
+	}
+	return ""
 }
