@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,7 @@ type folded struct {
 	format transport.Format
 	// lines holds the 1-based line where each event began, by event index;
 	// empty for formats that are not line-based.
-	lines []int32
+	lines lineTable
 	// types holds the type of a refused event that did not decode far
 	// enough for the view to know it (a line that is not valid JSON), when
 	// its bytes still name one.
@@ -60,11 +61,51 @@ type folded struct {
 }
 
 // line returns the 1-based line where event i began, or 0 when unknown.
-func (f *folded) line(i int) int {
-	if i < 0 || i >= len(f.lines) {
+func (f *folded) line(i int) int { return f.lines.at(i) }
+
+// lineTable is where each event of a recording began: the 1-based line of
+// event i, for events 0 to n-1. It holds runs of events whose lines are
+// evenly spaced (one event per line of JSONL, or per three lines of SSE),
+// so that a recording of a million events costs a few runs rather than an
+// entry per event; a run breaks where the spacing does (a blank line, a
+// multi-line event).
+type lineTable struct {
+	runs []lineRun
+	n    int
+}
+
+// lineRun is events first … first+n-1, which begin on lines line, line+step, ….
+type lineRun struct {
+	first, n   int
+	line, step int
+}
+
+// add records line as where the next event began.
+func (t *lineTable) add(line int) {
+	i := t.n
+	t.n++
+	if k := len(t.runs) - 1; k >= 0 {
+		r := &t.runs[k]
+		switch last := r.line + (r.n-1)*r.step; {
+		case r.n == 1 && line > last:
+			r.step, r.n = line-last, 2
+			return
+		case r.n > 1 && line == last+r.step:
+			r.n++
+			return
+		}
+	}
+	t.runs = append(t.runs, lineRun{first: i, n: 1, line: line})
+}
+
+// at returns the line where event i began, or 0 when unknown.
+func (t *lineTable) at(i int) int {
+	if i < 0 || i >= t.n {
 		return 0
 	}
-	return int(f.lines[i])
+	k := sort.Search(len(t.runs), func(k int) bool { return t.runs[k].first > i }) - 1
+	r := t.runs[k]
+	return r.line + (i-r.first)*r.step
 }
 
 // typeOf returns the type to show for diagnostic d.
@@ -124,7 +165,7 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 			continue
 		}
 		if lineBased(res.format) {
-			res.lines = append(res.lines, int32(in.lineOf(f.Offset)))
+			res.lines.add(in.lineOf(f.Offset))
 		}
 		fold := b.FoldJSON
 		if f.Proto {
