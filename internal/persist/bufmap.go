@@ -22,8 +22,15 @@ const bufLen = 32
 // and moves a full log into the trie in one batch that copies each node it
 // touches once: the top levels once per 32 writes, not once per write.
 //
-// Costs: Get scans the log (at most 32 hashes) before the trie; Set and
-// Delete cost a Get, an append and, once every 32 writes, the batch.
+// A lookup of a key the map does not hold, what every new key costs, would
+// walk the trie down to a leaf, and at that size miss the cache at every
+// level: the log carries a filter of the trie's keys (see keyFilter) that
+// answers most such lookups from one cached word.
+//
+// Costs: Get scans the log (at most 32 hashes), then reads the filter, then
+// walks the trie unless the filter rules the key out; Set and Delete cost a
+// Get, an append and, once every 32 writes, the batch, which adds its keys
+// to the filter (or, when the filter is full, makes one 4 times as big).
 // Iteration order is unspecified but deterministic for a given BufMap value
 // within a process. A BufMap is 32 bytes.
 type BufMap[V any] struct {
@@ -36,9 +43,12 @@ type BufMap[V any] struct {
 // mapLog holds a BufMap's recent writes, oldest first. used counts the
 // slots some version has claimed; a version sees only its first nlog, so
 // the first successor to claim slot i by compare-and-swap may write it.
+// filter holds at least the keys of the trie of every version that sees the
+// log (nil: none yet), which a lookup asks before walking the trie.
 type mapLog struct {
-	used  atomic.Int32
-	slots [bufLen]logSlot
+	used   atomic.Int32
+	filter *keyFilter
+	slots  [bufLen]logSlot
 }
 
 // logSlot is one write: the entry set (an entry of the BufMap's Map), or a
@@ -65,6 +75,10 @@ func (m BufMap[V]) get(h uint64, k string) (V, bool) {
 			}
 			return entryOf[V](s.e).val, true
 		}
+	}
+	if m.log != nil && !m.log.filter.mayHave(h) {
+		var zero V
+		return zero, false
 	}
 	return m.base.get(h, k)
 }
@@ -102,8 +116,13 @@ func (m BufMap[V]) delete(h uint64, k string) BufMap[V] {
 // push returns m with s appended to its log, moving a full log into the
 // trie first.
 func (m BufMap[V]) push(s logSlot) BufMap[V] {
+	var filter *keyFilter
+	if m.log != nil {
+		filter = m.log.filter
+	}
 	if m.nlog == bufLen {
 		m.base = m.base.apply(m.log.slots[:])
+		filter = m.base.filtered(filter, m.log.slots[:])
 		m.log, m.nlog = nil, 0
 	}
 	if m.log != nil && m.log.used.CompareAndSwap(m.nlog, m.nlog+1) {
@@ -112,7 +131,7 @@ func (m BufMap[V]) push(s logSlot) BufMap[V] {
 		m.nlog++
 		return m
 	}
-	l := new(mapLog)
+	l := &mapLog{filter: filter}
 	if m.log != nil {
 		copy(l.slots[:m.nlog], m.log.slots[:m.nlog])
 	}
@@ -167,6 +186,26 @@ func (m Map[V]) apply(log []logSlot) Map[V] {
 		}
 	}
 	return m
+}
+
+// filtered returns a filter holding m's keys, m being a trie into which the
+// writes of log were just applied: f (which held the keys m had before, or
+// is nil when m had none) with the keys of log added, or a new filter made
+// from all of m's keys when f is too small for them.
+func (m Map[V]) filtered(f *keyFilter, log []logSlot) *keyFilter {
+	if f == nil || f.full(m.n) {
+		f = newKeyFilter(m.n)
+		if m.root != nil {
+			m.root.each(func(e *entryKey) bool { f.add(e.hash); return true })
+		}
+		return f
+	}
+	for _, s := range log {
+		if !s.del {
+			f.add(s.e.hash)
+		}
+	}
+	return f
 }
 
 // setEntry is set for an existing entry e.
