@@ -2,6 +2,7 @@ package persist
 
 import (
 	"iter"
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 )
@@ -171,6 +172,7 @@ func (m BufMap[V]) All() iter.Seq2[string, V] {
 // any Map yet, so later writes of the batch change it in place.
 func (m Map[V]) apply(log []logSlot) Map[V] {
 	var b batch
+	b.warm(m.root, log)
 	for _, s := range log {
 		switch {
 		case s.del:
@@ -227,8 +229,48 @@ func (m Map[V]) setEntry(e *entryKey) Map[V] {
 // set is full (deep paths of colliding hashes), further nodes are simply not
 // recorded, and a later write copies them again.
 type batch struct {
-	mine [4 * bufLen * 2]*mapNode
-	n    int
+	mine   [4 * bufLen * 2]*mapNode
+	n      int
+	warmed uint64 // see warm
+}
+
+// warm reads, for every write of log, the nodes on its key's path below
+// root and the entry at the end of it, level by level for all the writes at
+// once. The reads for different keys do not depend on one another, so the
+// processor overlaps their cache misses; the writes then find their paths
+// in the cache instead of missing it one level after another.
+func (b *batch) warm(root *mapNode, log []logSlot) {
+	if root == nil {
+		return
+	}
+	var path [bufLen]*mapNode
+	for i := range log {
+		path[i] = root
+	}
+	var sum uint64
+	for shift := uint(0); shift < mapMaxShift; shift += mapBits {
+		deeper := false
+		for i, s := range log {
+			n := path[i]
+			if n == nil {
+				continue
+			}
+			path[i] = nil
+			bit := uint32(1) << ((s.e.hash >> shift) & mapMask)
+			switch {
+			case n.collision():
+			case n.datamap&bit != 0:
+				sum += (*(**entryKey)(n.slot(index(n.datamap, bit)))).hash
+			case n.nodemap&bit != 0:
+				path[i] = *(**mapNode)(n.slot(bits.OnesCount32(n.datamap) + index(n.nodemap, bit)))
+				deeper = true
+			}
+		}
+		if !deeper {
+			break
+		}
+	}
+	b.warmed = sum // keeps the entry reads
 }
 
 // slot returns where n is, or would go, in b.mine.
