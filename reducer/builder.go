@@ -27,8 +27,12 @@ type Builder struct {
 	// out; the invocation nodes and the cold part it made since then (their
 	// version or stamp after frozen, the step of that view) may change in
 	// place, by streamed deltas only.
-	owned      bool
-	frozen     uint64
+	owned  bool
+	frozen uint64
+	// spare is a view this Builder made, never handed out and then
+	// replaced: the next full-path fold folds into its memory rather than
+	// a new allocation. Nil when there is none.
+	spare      *model.View
 	remembered lookups   // lookups remembered for streamed deltas
 	sm         streams   // where streamed deltas went
 	buf        [512]byte // decoded text of an escaped delta read in place
@@ -110,18 +114,34 @@ func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 }
 
 // fold folds e as Fold does: every event but a streamed delta takes the one
-// fold the rules know. The new view is allocated on its own, not from the
-// stream's view slab: a slab keeps its superseded views alive until it is
-// used up, and a Builder, whose deltas make no views, would use one up
-// slowly, keeping a replaced state document alive meanwhile.
+// fold the rules know. The new view is not taken from the stream's view
+// slab: a slab keeps its superseded views alive until it is used up, and a
+// Builder, whose deltas make no views, would use one up slowly, keeping a
+// replaced state document alive meanwhile. It is the spare view when there
+// is one, else an allocation of its own; the view it replaces becomes the
+// spare when no one else can reach it (the Builder made it after the last
+// view it handed out).
 func (b *Builder) fold(e event.Event) error {
-	nv, viol := foldInto((*model.View)(b.cur).Detached(), e)
+	dst := (*model.View)(b.cur).DetachedInto(b.spare)
+	b.spare = nil
+	nv, viol := foldInto(dst, e)
 	if viol != nil {
 		b.cur, b.owned = record(b.cur, viol), true
+		b.keepSpare(dst)
 		return viol
+	}
+	if b.owned {
+		b.keepSpare((*model.View)(b.cur))
 	}
 	b.cur, b.owned = nv, true
 	return nil
+}
+
+// keepSpare keeps v, a view nothing else can reach, as the spare view,
+// emptied so that it keeps alive nothing of the state it held.
+func (b *Builder) keepSpare(v *model.View) {
+	v.Clear()
+	b.spare = v
 }
 
 // inPlace folds d into the Builder's view in place. It reports false,

@@ -35,6 +35,21 @@ func (v *View) Next() *View {
 // slab, so that it keeps alive only what its state references.
 func (v *View) Detached() *View { return &View{st: v.st} }
 
+// Clear empties v, a view that nothing else can reach any more (one the
+// caller made and never published, or no longer needs), so that the memory
+// its state referenced can be collected while v is kept for DetachedInto.
+func (v *View) Clear() { v.st = State{} }
+
+// DetachedInto is Detached in the memory of dst, a view that nothing else
+// can reach (see Clear), or, when dst is nil, in a new allocation.
+func (v *View) DetachedInto(dst *View) *View {
+	if dst == nil {
+		return v.Detached()
+	}
+	dst.st = v.st
+	return dst
+}
+
 // Data returns the view's state. Callers must not write through it.
 func (v *View) Data() *State { return &v.st }
 
