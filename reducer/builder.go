@@ -134,7 +134,20 @@ func (b *Builder) fold(e event.Event) error {
 		b.keepSpare((*model.View)(b.cur))
 	}
 	b.cur, b.owned = nv, true
+	b.rememberOpened(e)
 	return nil
+}
+
+// rememberOpened remembers where a text or reasoning message e just opened
+// lives, so that its first delta, not only the later ones, is folded by
+// streamed. A message of a thread often has a single delta.
+func (b *Builder) rememberOpened(e event.Event) {
+	switch e := e.(type) {
+	case *event.TextMessageStart:
+		b.remember(delta{t: event.TypeTextMessageContent, id: e.MessageID})
+	case *event.ReasoningMessageStart:
+		b.remember(delta{t: event.TypeReasoningMessageContent, id: e.MessageID})
+	}
 }
 
 // keepSpare keeps v, a view nothing else can reach, as the spare view,
@@ -228,7 +241,8 @@ func (b *Builder) rememberArgs(d delta, text string) {
 // streamed folds the text or reasoning delta d by appending its text to a
 // remembered stream, and reports whether it could: exactly what foldIn
 // would do, which the checks make sure (see streamAt.target), and the
-// message's text is still streaming in the node.
+// message is still the node's hot one, its content text (see
+// InvData.Appendable).
 func (b *Builder) streamed(d delta, text string) bool {
 	tb := b.sm.table(d.t)
 	if tb == nil {
@@ -248,7 +262,7 @@ func (b *Builder) streamed(d delta, text string) bool {
 		return false
 	}
 	nd := n.Data()
-	if id, ok := nd.Streaming(s.pos); !ok || id != d.id {
+	if id, ok := nd.Appendable(s.pos); !ok || id != d.id {
 		return false
 	}
 	st.Step++

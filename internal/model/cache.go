@@ -209,11 +209,12 @@ func (d *InvData) HotMsg() (*Msg, int, bool) {
 	return d.hot, int(d.HotPos), true
 }
 
-// Streaming reports whether the message at position pos of d's messages is
-// the hot one and its content streamed text (hot text), and returns its id.
-// AppendText at pos then only appends to that text.
-func (d *InvData) Streaming(pos int) (id string, ok bool) {
-	if !d.textHot || int(d.HotPos) != pos {
+// Appendable reports whether AppendText at pos changes the node alone: the
+// message at position pos is the hot one and its content is text (hot text
+// streaming, or the text of the message stored last with SetMsg or
+// AppendMsg), and returns its id.
+func (d *InvData) Appendable(pos int) (id string, ok bool) {
+	if int(d.HotPos) != pos || !d.textHot && (d.hot == nil || !d.hot.HasText) {
 		return "", false
 	}
 	return d.stored(pos).ID, true
