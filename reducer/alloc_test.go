@@ -47,7 +47,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 17.2, 18.2},
+		}, 15.2, 16.2},
 		{"Builder", func() error {
 			b := reducer.NewBuilder(view.New())
 			for _, e := range evs {
@@ -56,7 +56,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 16.1, 17.3},
+		}, 14.1, 15.3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

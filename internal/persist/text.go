@@ -16,11 +16,12 @@ import (
 // string and costs nothing besides them. The zero value is empty.
 //
 // Costs: Len, IsEmpty and String are O(1), and String does not allocate.
-// Append(s) costs O(len(s)) when it extends the buffer in place; when the
-// buffer is full, when another value has already extended this one (the
-// text branched), or when the text is finished, it copies the whole text
-// into a new buffer with room to grow, so a stream of n bytes costs O(n)
-// overall amortised.
+// Append(s) to an empty text makes a finished text of a copy of s. Append(s)
+// costs O(len(s)) when it extends the buffer in place; when the buffer is
+// full, when another value has already extended this one (the text
+// branched), or when the text is finished, it copies the whole text into a
+// new buffer with room to grow, so a stream of n bytes costs O(n) overall
+// amortised.
 //
 // Memory: a stream of n bytes holds one buffer of at most about 2n bytes
 // (plus the buffers its older values alone still reference), instead of a
@@ -64,6 +65,13 @@ func (t Text) Append(s string) Text {
 		return t
 	}
 	n := t.Len()
+	if n == 0 {
+		// The first bytes are a finished text of their own length: a text
+		// that gets one delta only (a short message) costs one allocation
+		// and nothing to compact. A second delta copies them into a buffer
+		// with room to grow.
+		return TextOf(strings.Clone(s))
+	}
 	need := n + len(s)
 	if b := t.buf(); b != nil && need <= len(b.b) && b.used.CompareAndSwap(int64(n), int64(need)) {
 		// Bytes n..need are ours alone: no value can see them yet.

@@ -81,6 +81,22 @@ func TestTextStreamReusesBuffer(t *testing.T) {
 	assert.GreaterOrEqual(t, copies, 2, "the buffer must have grown at least once")
 }
 
+// TestTextOneDelta checks that a text of one delta, a short message's, is
+// one allocation of its own length, finished: compacting it costs nothing,
+// and a second delta still appends.
+func TestTextOneDelta(t *testing.T) {
+	delta := strings.Repeat("x", 80)
+	var x Text
+	allocs := testing.AllocsPerRun(100, func() { x = Text{}.Append(delta) })
+	assert.Equal(t, 1.0, allocs, "one allocation, the bytes")
+	assert.Equal(t, delta, x.String())
+	assert.NotSame(t, unsafe.StringData(delta), unsafe.StringData(x.String()), "a copy: a delta may alias wire bytes")
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = x.Compact() }))
+	assert.Equal(t, x, x.Compact(), "already finished")
+	assert.Equal(t, delta+"yz", x.Append("y").Append("z").String())
+	assert.Equal(t, delta, x.String(), "appending leaves the finished text alone")
+}
+
 // TestTextBranchesDoNotAlias appends twice to the same joined value and joins
 // both: the second must not overwrite the bytes the first claimed.
 func TestTextBranchesDoNotAlias(t *testing.T) {
