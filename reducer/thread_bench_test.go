@@ -35,7 +35,9 @@ func BenchmarkThread(b *testing.B) {
 // BenchmarkThreadScaling alternates, in each round, a pass over the thread
 // workload of 10k messages and one over 160k, and reports the median over
 // the rounds of the per-event cost at 160k over that at 10k (x-160k), and
-// of the 160k thread's per-event cost over the 100k swarm's (x-swarm).
+// of the 160k thread's per-event cost over the 100k swarm's (x-swarm), and
+// the median per-event cost of each (ns-10k, ns-160k, ns-swarm), which say
+// whether a ratio moved because its numerator or its denominator did.
 // Run with -benchtime 10x or more.
 func BenchmarkThreadScaling(b *testing.B) {
 	small := benchwork.Lines(b, benchwork.Thread(b, 10_000))
@@ -47,7 +49,7 @@ func BenchmarkThreadScaling(b *testing.B) {
 		buildLines(b, raw)
 		return float64(time.Since(start)) / float64(len(raw))
 	}
-	var xs, xw []float64
+	var xs, xw, ns, nl, nw []float64
 	for i := 0; b.Loop(); i++ {
 		var s, l, w float64
 		if i%2 == 0 {
@@ -56,9 +58,13 @@ func BenchmarkThreadScaling(b *testing.B) {
 			w, l, s = perEvent(swarm), perEvent(large), perEvent(small)
 		}
 		xs, xw = append(xs, l/s), append(xw, l/w)
+		ns, nl, nw = append(ns, s), append(nl, l), append(nw, w)
 	}
 	b.ReportMetric(median(xs), "x-160k")
 	b.ReportMetric(median(xw), "x-swarm")
+	b.ReportMetric(median(ns), "ns-10k")
+	b.ReportMetric(median(nl), "ns-160k")
+	b.ReportMetric(median(nw), "ns-swarm")
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -13,7 +13,9 @@
 //     O(log₃₂ n) Get, Set and Delete.
 //   - [BufMap], a Map that takes writes into a log of 32 before its trie
 //     and moves them in as one batch: for an index that grows by a key per
-//     event, it copies the trie's top levels once per 32 writes.
+//     event, it copies the trie's top levels once per 32 writes, and a
+//     Bloom filter of its keys answers most lookups of absent keys without
+//     a walk of the trie.
 //   - [Text], append-only streamed text in one growing buffer: Append costs
 //     amortised O(new bytes), String is O(1) and does not allocate.
 //
