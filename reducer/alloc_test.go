@@ -56,7 +56,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 14.1, 15.3},
+		}, 14.2, 15.3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

@@ -29,9 +29,14 @@ type Builder struct {
 	// place, by streamed deltas only.
 	owned  bool
 	frozen uint64
-	// spare is a view this Builder made, never handed out and then
-	// replaced: the next full-path fold folds into its memory rather than
-	// a new allocation. Nil when there is none.
+	// detached: cur was made by DetachedInto, not taken from a view slab (as
+	// the views of refusals and End are), so that keeping it as the spare
+	// keeps no slab alive.
+	detached bool
+	// spare is a view this Builder made by DetachedInto, never handed out
+	// and then replaced: the next full-path fold or delta after a view
+	// handed out folds into its memory rather than a new allocation. Nil
+	// when there is none.
 	spare      *model.View
 	remembered lookups   // lookups remembered for streamed deltas
 	sm         streams   // where streamed deltas went
@@ -58,7 +63,7 @@ func (b *Builder) Fold(e event.Event) error {
 	}
 	if e == nil {
 		viol := nilEvent(b.cur)
-		b.cur, b.owned = record(b.cur, viol), true
+		b.replace(record(b.cur, viol), false)
 		return viol
 	}
 	return b.fold(e)
@@ -78,9 +83,8 @@ func (b *Builder) foldWire(d delta, text string, data []byte, decode func([]byte
 	}
 	e, err := decode(data)
 	if err != nil {
-		var viol *Violation
-		b.cur, viol = refuseJSON(b.cur, err)
-		b.owned = true
+		nv, viol := refuseJSON(b.cur, err)
+		b.replace(nv, false)
 		if viol == nil {
 			return nil // an unknown type, skipped with a warning
 		}
@@ -91,22 +95,42 @@ func (b *Builder) foldWire(d delta, text string, data []byte, decode func([]byte
 
 // Refuse counts one wire event that could not be folded, as Refuse does.
 func (b *Builder) Refuse(t event.Type, err error) {
-	b.cur, b.owned = Refuse(b.cur, t, err), true
+	b.replace(Refuse(b.cur, t, err), false)
 }
 
 // End records the end of the stream, as End does, and returns the final
 // view, as View does.
 func (b *Builder) End(cause error) *view.View {
-	b.cur, b.owned = End(b.cur, cause), true
+	if nv := End(b.cur, cause); nv != b.cur {
+		b.replace(nv, false)
+	}
 	return b.View()
 }
 
+// replace makes v, a view this Builder made, the current one; detached says
+// whether DetachedInto made it. The view it replaces becomes the spare when
+// DetachedInto made it and no view handed out is it.
+func (b *Builder) replace(v *view.View, detached bool) {
+	if b.owned && b.detached {
+		b.keepSpare((*model.View)(b.cur))
+	}
+	b.cur, b.owned, b.detached = v, true, detached
+}
+
+// takeSpare returns a copy of the current view made by DetachedInto, in the
+// spare's memory when there is one.
+func (b *Builder) takeSpare() *model.View {
+	v := (*model.View)(b.cur).DetachedInto(b.spare)
+	b.spare = nil
+	return v
+}
+
 // deltaFolder returns the view to fold the delta d into (the current one
-// when the Builder owns it, else a new one) and a folder for it.
+// when the Builder owns it, else a copy from takeSpare) and a folder for it.
 func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 	nv := (*model.View)(b.cur)
 	if !b.owned {
-		nv, _ = next(b.cur)
+		nv = b.takeSpare()
 	}
 	f := newFolder(nv, t)
 	f.remembered = &b.remembered
@@ -115,25 +139,20 @@ func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 
 // fold folds e as Fold does: every event but a streamed delta takes the one
 // fold the rules know. The new view is not taken from the stream's view
-// slab: a slab keeps its superseded views alive until it is used up, and a
-// Builder, whose deltas make no views, would use one up slowly, keeping a
-// replaced state document alive meanwhile. It is the spare view when there
-// is one, else an allocation of its own; the view it replaces becomes the
-// spare when no one else can reach it (the Builder made it after the last
-// view it handed out).
+// slab, and its state no longer points to one (DetachedInto): a slab keeps
+// its superseded views alive until it is used up, and a Builder, whose
+// deltas make no views, would use one up slowly, keeping a replaced state
+// document alive meanwhile. It is the spare view when there is one, else an
+// allocation of its own (see replace).
 func (b *Builder) fold(e event.Event) error {
-	dst := (*model.View)(b.cur).DetachedInto(b.spare)
-	b.spare = nil
+	dst := b.takeSpare()
 	nv, viol := foldInto(dst, e)
 	if viol != nil {
-		b.cur, b.owned = record(b.cur, viol), true
+		b.replace(record(b.cur, viol), false)
 		b.keepSpare(dst)
 		return viol
 	}
-	if b.owned {
-		b.keepSpare((*model.View)(b.cur))
-	}
-	b.cur, b.owned = nv, true
+	b.replace(nv, true)
 	b.rememberOpened(e)
 	return nil
 }
@@ -172,10 +191,15 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	}
 	nv, f := b.deltaFolder(d.t)
 	if !f.foldIn(d, text) { // it checks everything before it changes anything
-		return false // nothing changed; a fresh nv is simply dropped
+		if nv != (*model.View)(b.cur) {
+			b.keepSpare(nv) // nothing changed, nothing reaches it
+		}
+		return false
 	}
 	f.commit()
-	b.cur, b.owned = publish(nv), true
+	if nv != (*model.View)(b.cur) {
+		b.replace(publish(nv), true)
+	}
 	if d.t == event.TypeToolCallArgs {
 		b.rememberArgs(d, text)
 	} else {

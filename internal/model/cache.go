@@ -50,6 +50,9 @@ func (s *slab[T]) claim() *T {
 type slabs struct {
 	views  *slab[View]
 	groups *slab[hotGroup]
+	// detached: the states allocate their views one at a time, never from a
+	// slab (see View.Detached); views is nil.
+	detached bool
 }
 
 func (m *slabs) viewSlab() *slab[View] {
@@ -75,11 +78,24 @@ func (m *slabs) withViews(s *slab[View]) *slabs {
 	return c
 }
 
+// detach returns m detached: without its view slab, and allocating views
+// one at a time from then on (m itself when it is detached already).
+func (m *slabs) detach() *slabs {
+	if m != nil && m.detached {
+		return m
+	}
+	c := &slabs{detached: true}
+	if m != nil {
+		c.groups = m.groups
+	}
+	return c
+}
+
 // withGroups returns a copy of m with the group slab s.
 func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
 	c := &slabs{groups: s}
 	if m != nil {
-		c.views = m.views
+		c.views, c.detached = m.views, m.detached
 	}
 	return c
 }

@@ -18,8 +18,12 @@ func NewView(st State) *View { return &View{st: st} }
 // Next returns a new, unpublished view holding a copy of v's state, for the
 // caller to change and then publish. The view comes from the stream's view
 // slab (see slab): folding an event costs no allocation for the view itself.
+// A view of a detached state (see Detached) is allocated on its own.
 func (v *View) Next() *View {
 	m := v.st.mem
+	if m != nil && m.detached {
+		return &View{st: v.st}
+	}
 	nv := m.viewSlab().claim()
 	if nv == nil {
 		m = m.withViews(new(slab[View]))
@@ -32,8 +36,11 @@ func (v *View) Next() *View {
 
 // Detached returns a new, unpublished view holding a copy of v's state, as
 // Next does, but allocated on its own rather than from the stream's view
-// slab, so that it keeps alive only what its state references.
-func (v *View) Detached() *View { return &View{st: v.st} }
+// slab, and whose state no longer points to that slab: it keeps alive only
+// what its own state references, not the superseded views a slab holds.
+// The views folded from it are allocated one at a time too (Next), so that
+// none of them pins a slab either.
+func (v *View) Detached() *View { return v.DetachedInto(nil) }
 
 // Clear empties v, a view that nothing else can reach any more (one the
 // caller made and never published, or no longer needs), so that the memory
@@ -41,12 +48,14 @@ func (v *View) Detached() *View { return &View{st: v.st} }
 func (v *View) Clear() { v.st = State{} }
 
 // DetachedInto is Detached in the memory of dst, a view that nothing else
-// can reach (see Clear), or, when dst is nil, in a new allocation.
+// can reach and that was itself made by Detached or DetachedInto (see
+// Clear), or, when dst is nil, in a new allocation.
 func (v *View) DetachedInto(dst *View) *View {
 	if dst == nil {
-		return v.Detached()
+		dst = new(View)
 	}
 	dst.st = v.st
+	dst.st.mem = v.st.mem.detach()
 	return dst
 }
 
