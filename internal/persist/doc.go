@@ -16,8 +16,9 @@
 //     event, it copies the trie's top levels once per 32 writes, and a
 //     Bloom filter of its keys answers most lookups of absent keys without
 //     a walk of the trie.
-//   - [Text], append-only streamed text in one growing buffer: Append costs
-//     amortised O(new bytes), String is O(1) and does not allocate.
+//   - [Text], append-only streamed text: the first delta an exact copy,
+//     the later ones in one growing buffer. Append costs amortised O(new
+//     bytes), String is O(1) and does not allocate.
 //
 // The zero value of every collection is an empty collection ready to use.
 // Values are small structs meant to be passed and stored by value; copying one
