@@ -210,20 +210,6 @@ func (m Map[V]) filtered(f *keyFilter, log []logSlot) *keyFilter {
 	return f
 }
 
-// setEntry is set for an existing entry e.
-func (m Map[V]) setEntry(e *entryKey) Map[V] {
-	if m.root == nil {
-		root := newNode(1<<(e.hash&mapMask), 0, 1, 0)
-		root.entries()[0] = e
-		return Map[V]{root: root, n: 1}
-	}
-	root, added := mapSet(m.root, 0, e)
-	if added {
-		return Map[V]{root: root, n: m.n + 1}
-	}
-	return Map[V]{root: root, n: m.n}
-}
-
 // batch is one apply: the nodes it made, which it may still change, in a
 // small open-addressed set. A batch makes about four nodes a write; when the
 // set is full (deep paths of colliding hashes), further nodes are simply not

@@ -213,10 +213,12 @@ func (m Map[V]) Has(k string) bool {
 func (m Map[V]) Set(k string, v V) Map[V] { return m.set(hashString(k), k, v) }
 
 // set is Set for a key whose hash is h.
-func (m Map[V]) set(h uint64, k string, v V) Map[V] {
-	e := newEntry(h, k, v)
+func (m Map[V]) set(h uint64, k string, v V) Map[V] { return m.setEntry(newEntry(h, k, v)) }
+
+// setEntry is set for an existing entry e.
+func (m Map[V]) setEntry(e *entryKey) Map[V] {
 	if m.root == nil {
-		root := newNode(1<<(h&mapMask), 0, 1, 0)
+		root := newNode(1<<(e.hash&mapMask), 0, 1, 0)
 		root.entries()[0] = e
 		return Map[V]{root: root, n: 1}
 	}
