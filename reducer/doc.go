@@ -114,9 +114,10 @@
 // own, so any number of goroutines may call them, on the same view or on
 // different ones. (The only memory they write that an earlier view can
 // reach is spare room no view can see yet, such as the free part of a text
-// buffer, claimed atomically by one fold, and the Bloom filter of the
-// message index, which only ever gains bits, atomically: an earlier view
-// then walks its index for a few more absent keys, and reads the same.) A
+// buffer or of the message index's table, claimed atomically by one fold,
+// and the Bloom filter of that index, which only ever gains bits,
+// atomically: an earlier view then walks its index for a few more absent
+// keys, and reads the same.) A
 // view they return may be read by any number of goroutines while the next
 // one is built. The events must not be modified while they are being
 // folded; the view keeps copies of what it needs. A Builder belongs to one

@@ -30,9 +30,9 @@ type OwnerRec struct {
 // insertion and no entry elsewhere.
 //
 // The record is 24 bytes and holds no pointer, so that its map entry (the
-// key's 8-byte hash and 16-byte string header, then the record) is 48
-// bytes, an allocator size class, and holds one pointer, the key: the
-// garbage collector scans one word of it. There is one entry per message id
+// key's 8-byte hash and 16-byte string header, then the record), held
+// inline in the map's table, is 48 bytes and holds one pointer, the key:
+// the garbage collector scans one word of it. There is one entry per message id
 // of the stream, so every byte here is paid per message. The owner is an
 // ownerRef into the state's owner table instead of a string; the message
 // inserted right after this one, rare, is in List.after, which only a record

@@ -11,49 +11,71 @@ import (
 // them into its trie.
 const bufLen = 32
 
-// BufMap is a Map that takes writes into a short log before its trie: a
-// persistent hash map for an index that grows by one key per event, such
-// as a stream's message ids. The zero value is an empty map.
+// BufMap is a persistent hash map for an index that grows by one key per
+// event, such as a stream's message ids. The zero value is an empty map.
 //
-// A Map's Set copies every node on the key's path, and at a few hundred
-// thousand keys the top three levels are full 32-way nodes: about 1 KB
-// copied per new key. A BufMap appends the write to a log of up to 32
-// entries instead, shared by successive versions as a Vector's tail is (the
-// first successor of a version to claim the next slot writes it in place),
-// and moves a full log into the trie in one batch that copies each node it
-// touches once: the top levels once per 32 writes, not once per write.
+// A Map's Set copies every node on the key's path: at a few hundred
+// thousand keys its top levels are full 32-way nodes, about 700 bytes
+// copied per new key. A BufMap holds its keys in three places, newest
+// first:
 //
-// A lookup of a key the map does not hold, what every new key costs, would
-// walk the trie down to a leaf, and at that size miss the cache at every
-// level: the log carries a filter of the trie's keys (see keyFilter) that
-// answers most such lookups from one cached word.
+//   - a log of up to 32 recent writes, shared by successive versions as a
+//     Vector's tail is (the first successor of a version to claim the next
+//     slot writes it in place);
+//   - a trie (a Map) of the changes the table below cannot hold: new values
+//     of keys it holds, deletions of them, and keys a version could not
+//     add to it;
+//   - a table of keys shared by every version that descends from the one
+//     that made it (see keyTable), which a version adds keys to in place
+//     when it is the latest to have added any, and which it sees a prefix
+//     of.
 //
-// Costs: Get scans the log (at most 32 hashes), then reads the filter, then
-// walks the trie unless the filter rules the key out; Set and Delete cost a
-// Get, an append and, once every 32 writes, the batch, which adds its keys
-// to the filter (or, when the filter is full, makes one 4 times as big).
-// Iteration order is unspecified but deterministic for a given BufMap value
-// within a process. A BufMap is 32 bytes.
+// A full log moves into the table and the trie in one batch. A stream adds
+// each new key to the table in place, with no node copied; only a version
+// that forks from an older one (a fold refused, a view folded twice) keeps
+// its new keys in the trie, and when the trie grows to a quarter of the
+// table, both move into a new table of the version's own. The trie carries
+// a filter of its keys (see keyFilter), so that looking up a key it does
+// not hold seldom walks it.
+//
+// Costs: Get scans the log (at most 32 hashes), reads the filter, walks the
+// trie when the filter says it may hold the key, and probes the table's
+// index (one or two cache lines); Set and Delete cost a Get, an append
+// and, once every 32 writes, the batch, with an occasional rebuild of the
+// table amortised over the trie's growth. Iteration order is unspecified
+// but deterministic for a given BufMap value within a process. A BufMap is
+// 32 bytes.
 type BufMap[V any] struct {
-	base Map[V]
-	log  *mapLog
+	trie Map[item[V]]
+	log  *mapLog[V]
 	nlog int32 // the log entries this version sees
 	n    int32 // its number of keys
+}
+
+// item is a value of a BufMap's trie: a value, or (gone) the deletion of
+// a key its table holds.
+type item[V any] struct {
+	v    V
+	gone bool
 }
 
 // mapLog holds a BufMap's recent writes, oldest first. used counts the
 // slots some version has claimed; a version sees only its first nlog, so
 // the first successor to claim slot i by compare-and-swap may write it.
-// filter holds at least the keys of the trie of every version that sees the
-// log (nil: none yet), which a lookup asks before walking the trie.
-type mapLog struct {
+// table is the table of every version that sees the log (nil: none yet),
+// of which they see the first nt entries, and filter holds at least the
+// keys of their tries (nil: any key), which a lookup asks before walking a
+// trie.
+type mapLog[V any] struct {
 	used   atomic.Int32
+	nt     int32
+	table  *keyTable[V]
 	filter *keyFilter
 	slots  [bufLen]logSlot
 }
 
-// logSlot is one write: the entry set (an entry of the BufMap's Map), or a
-// deletion of e's key (del).
+// logSlot is one write: the entry set (an entry of the BufMap's trie), or
+// a deletion of e's key (del).
 type logSlot struct {
 	e   *entryKey
 	del bool
@@ -68,20 +90,32 @@ func (m BufMap[V]) Get(k string) (V, bool) { return m.get(hashString(k), k) }
 
 // get is Get for a key whose hash is h.
 func (m BufMap[V]) get(h uint64, k string) (V, bool) {
+	var zero V
+	if m.log == nil {
+		return zero, false
+	}
 	for i := m.nlog - 1; i >= 0; i-- {
 		if s := &m.log.slots[i]; s.e.hash == h && s.e.key == k {
 			if s.del {
-				var zero V
 				return zero, false
 			}
-			return entryOf[V](s.e).val, true
+			return entryOf[item[V]](s.e).val.v, true
 		}
 	}
-	if m.log != nil && !m.log.filter.mayHave(h) {
-		var zero V
-		return zero, false
+	if m.trie.root != nil && m.log.filter.mayHave(h) {
+		if it, ok := m.trie.get(h, k); ok {
+			if it.gone {
+				return zero, false
+			}
+			return it.v, true
+		}
 	}
-	return m.base.get(h, k)
+	if t := m.log.table; t != nil {
+		if e := t.get(h, k, m.log.nt); e != nil {
+			return e.val, true
+		}
+	}
+	return zero, false
 }
 
 // Has reports whether m has an entry for k.
@@ -98,7 +132,7 @@ func (m BufMap[V]) set(h uint64, k string, v V) BufMap[V] {
 	if _, ok := m.get(h, k); !ok {
 		m.n++
 	}
-	return m.push(logSlot{e: newEntry(h, k, v)})
+	return m.push(logSlot{e: newEntry(h, k, item[V]{v: v})})
 }
 
 // Delete returns a map equal to m without an entry for k. It returns m
@@ -115,15 +149,18 @@ func (m BufMap[V]) delete(h uint64, k string) BufMap[V] {
 }
 
 // push returns m with s appended to its log, moving a full log into the
-// trie first.
+// table and the trie first.
 func (m BufMap[V]) push(s logSlot) BufMap[V] {
-	var filter *keyFilter
+	var (
+		table  *keyTable[V]
+		nt     int32
+		filter *keyFilter
+	)
 	if m.log != nil {
-		filter = m.log.filter
+		table, nt, filter = m.log.table, m.log.nt, m.log.filter
 	}
 	if m.nlog == bufLen {
-		m.base = m.base.apply(m.log.slots[:])
-		filter = m.base.filtered(filter, m.log.slots[:])
+		table, nt, filter = m.flush()
 		m.log, m.nlog = nil, 0
 	}
 	if m.log != nil && m.log.used.CompareAndSwap(m.nlog, m.nlog+1) {
@@ -132,7 +169,7 @@ func (m BufMap[V]) push(s logSlot) BufMap[V] {
 		m.nlog++
 		return m
 	}
-	l := &mapLog{filter: filter}
+	l := &mapLog[V]{table: table, nt: nt, filter: filter}
 	if m.log != nil {
 		copy(l.slots[:m.nlog], m.log.slots[:m.nlog])
 	}
@@ -143,11 +180,93 @@ func (m BufMap[V]) push(s logSlot) BufMap[V] {
 	return m
 }
 
+// flush moves m's full log into its table and trie: a key new to m into
+// the table while m may add to it, any other write into the trie. It sets
+// m's trie and returns m's table, the number of its entries m sees and
+// the filter of m's trie.
+func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
+	l := m.log
+	table, nt, filter := l.table, l.nt, l.filter
+	if table == nil {
+		table = newKeyTable[V](bufLen)
+	}
+	var rest [bufLen]logSlot
+	n, adding := 0, true
+	for _, s := range l.slots {
+		h, k := s.e.hash, s.e.key
+		held := table.get(h, k, nt) != nil
+		switch {
+		case s.del && held:
+			s = logSlot{e: newEntry(h, k, item[V]{gone: true})}
+		case s.del || held || written(rest[:n], k) || filter.mayHave(h) && m.trie.has(h, k):
+		case adding && table.claim(nt):
+			table.add(nt, h, k, entryOf[item[V]](s.e).val.v)
+			nt++
+			continue
+		default:
+			adding = false // a sibling claimed the table's next entry
+		}
+		rest[n] = s
+		n++
+	}
+	if n > 0 {
+		m.trie = m.trie.apply(rest[:n])
+		filter = m.trie.filtered(filter, rest[:n])
+	}
+	if m.trie.n > rebuildMin && m.trie.n > int(nt)/4 {
+		table, nt = m.rebuild(table, nt, filter)
+		m.trie, filter = Map[item[V]]{}, nil
+	}
+	return table, nt, filter
+}
+
+// rebuildMin is the size below which a BufMap's trie never moves into a
+// new table, however small the table.
+const rebuildMin = 1024
+
+// written reports whether log writes k.
+func written(log []logSlot, k string) bool {
+	for _, s := range log {
+		if s.e.key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// rebuild returns a new table holding m's keys other than those of its
+// log, given that m sees the first nt entries of table and that filter is
+// its trie's, and its number of entries.
+func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32, filter *keyFilter) (*keyTable[V], int32) {
+	fresh := newKeyTable[V](int(nt) + m.trie.n)
+	var n int32
+	for i := range nt {
+		e := table.entry(i)
+		if !filter.mayHave(e.hash) || !m.trie.has(e.hash, e.key) {
+			fresh.add(n, e.hash, e.key, e.val)
+			n++
+		}
+	}
+	m.trie.root.each(func(e *entryKey) bool {
+		if it := entryOf[item[V]](e).val; !it.gone {
+			fresh.add(n, e.hash, e.key, it.v)
+			n++
+		}
+		return true
+	})
+	fresh.used.Store(n)
+	return fresh, n
+}
+
 // All returns an iterator over the entries of m.
 func (m BufMap[V]) All() iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
-		// The log's latest write of each key, newest first, then the trie's
-		// entries the log does not shadow.
+		if m.log == nil {
+			return
+		}
+		// The log's latest write of each key, newest first, then the
+		// trie's entries the log does not shadow, then the table's entries
+		// neither shadows.
 		seen := make(map[string]struct{}, m.nlog)
 		for i := m.nlog - 1; i >= 0; i-- {
 			s := m.log.slots[i]
@@ -155,13 +274,26 @@ func (m BufMap[V]) All() iter.Seq2[string, V] {
 				continue
 			}
 			seen[s.e.key] = struct{}{}
-			if !s.del && !yield(s.e.key, entryOf[V](s.e).val) {
+			if !s.del && !yield(s.e.key, entryOf[item[V]](s.e).val.v) {
 				return
 			}
 		}
-		for k, v := range m.base.All() {
-			if _, shadowed := seen[k]; !shadowed && !yield(k, v) {
-				return
+		if m.trie.root != nil && !m.trie.root.each(func(e *entryKey) bool {
+			if _, dup := seen[e.key]; dup {
+				return true
+			}
+			seen[e.key] = struct{}{}
+			it := entryOf[item[V]](e).val
+			return it.gone || yield(e.key, it.v)
+		}) {
+			return
+		}
+		if t := m.log.table; t != nil {
+			for i := range m.log.nt {
+				e := t.entry(i)
+				if _, dup := seen[e.key]; !dup && !yield(e.key, e.val) {
+					return
+				}
 			}
 		}
 	}

@@ -11,11 +11,12 @@
 //     O(1) amortised Append, O(log₃₂ n) At and Set.
 //   - [Map], a hash array mapped trie with string keys (CHAMP layout):
 //     O(log₃₂ n) Get, Set and Delete.
-//   - [BufMap], a Map that takes writes into a log of 32 before its trie
-//     and moves them in as one batch: for an index that grows by a key per
-//     event, it copies the trie's top levels once per 32 writes, and a
-//     Bloom filter of its keys answers most lookups of absent keys without
-//     a walk of the trie.
+//   - [BufMap], a map for an index that grows by a key per event: writes
+//     go into a log of 32, which moves as one batch into a table of keys
+//     shared by successive versions, where a new key costs one entry
+//     written in place and no node copied; changes to the keys already
+//     there, and the keys of a version forked from an older one, go into a
+//     trie, with a Bloom filter of its keys.
 //   - [Text], append-only streamed text: the first delta an exact copy,
 //     the later ones in one growing buffer. Append costs amortised O(new
 //     bytes), String is O(1) and does not allocate.
@@ -31,7 +32,7 @@
 // yields results that never alias each other's memory in a way either can
 // observe. Three collections reuse unused spare capacity for speed: [Vector]
 // appends into the free slots of its 32-element tail, [BufMap] into those of
-// its log, and [Text] extends its buffer in place.
+// its log and its table, and [Text] extends its buffer in place.
 // In each case a slot or byte range is claimed with an atomic
 // compare-and-swap by exactly one successor value before it is written, and
 // no existing value can see memory beyond its own length, so the second
@@ -46,8 +47,9 @@
 // All methods of all types are safe to call concurrently from any number of
 // goroutines on the same or on different values, without locks and without
 // external synchronisation: values are immutable, and the only internal
-// writes (claiming spare tail or buffer capacity) use atomic operations and
-// touch memory no published value can read. A value
+// writes (claiming spare tail, log, table or buffer capacity, and adding
+// bits to a BufMap's filter, which only ever gains them) use atomic
+// operations and touch memory no published value reads. A value
 // handed to another goroutine must be published in the usual way (a channel
 // send, a mutex, an atomic.Pointer store); that is the only synchronisation
 // needed.

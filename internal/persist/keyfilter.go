@@ -6,11 +6,13 @@ import (
 )
 
 // keyFilter is a Bloom filter of key hashes: a BufMap's record of which keys
-// its trie may hold, so that looking up a key it does not hold (every new
-// message id of a stream) mostly costs one read of one word, not a walk of
-// the trie. At a few hundred thousand keys the trie is tens of megabytes and
-// such a walk misses the cache at every level; the filter is a few bytes a
-// key and stays cached.
+// its trie may hold, so that looking up a key the trie does not hold (every
+// new message id of a stream, and every key of its table) mostly costs one
+// read of one word, not a walk of the trie. A stream's trie is mostly
+// empty, but a version forked from an older one keeps its new keys in its
+// trie until it holds a quarter as many as the table, tens of thousands at
+// a few hundred thousand keys: a walk would then miss the cache at every
+// level, where the filter is a few bytes a key and stays cached.
 //
 // Each key sets four bits of one 64-bit word (a blocked Bloom filter): a
 // lookup reads one word. A filter only ever gains bits, so one filter serves

@@ -36,23 +36,29 @@ func TestKeyFilter(t *testing.T) {
 	assert.True(t, none.mayHave(42), "a nil filter may hold any key")
 }
 
-// TestBufMapFilter grows a map and checks that its filter keeps up: it holds
-// every key of the trie, is remade when full, and answers "no" for most
-// absent keys, so that looking them up skips the trie.
+// TestBufMapFilter changes many keys of a map's table, which its trie then
+// holds, and checks that the trie's filter keeps up: it holds every key of
+// the trie, is remade when full, and answers "no" for most absent keys, so
+// that looking them up skips the trie.
 func TestBufMapFilter(t *testing.T) {
 	var m BufMap[int]
-	var sizes []int
 	for i := range 100_000 {
 		m = m.Set(strconv.Itoa(i), i)
+	}
+	require.Nil(t, m.log.filter, "a stream's new keys go into the table")
+	var sizes []int
+	for i := range 20_000 {
+		m = m.Set(strconv.Itoa(i), -i)
 		if f := m.log.filter; f != nil && (len(sizes) == 0 || sizes[len(sizes)-1] != len(f.words)) {
 			sizes = append(sizes, len(f.words))
 		}
 	}
 	f := m.log.filter
 	require.NotNil(t, f)
-	assert.False(t, f.full(m.base.Len()))
-	assert.Greater(t, len(sizes), 2, "remade as the map grew: %v", sizes)
-	m.base.root.each(func(e *entryKey) bool {
+	assert.Greater(t, m.trie.Len(), 19_000, "the trie holds the changed keys")
+	assert.False(t, f.full(m.trie.Len()))
+	assert.Greater(t, len(sizes), 2, "remade as the trie grew: %v", sizes)
+	m.trie.root.each(func(e *entryKey) bool {
 		require.True(t, f.mayHave(e.hash), "trie key %q", e.key)
 		return true
 	})
@@ -65,11 +71,16 @@ func TestBufMapFilter(t *testing.T) {
 		require.False(t, ok)
 	}
 	assert.Greater(t, skipped, 9_000, "absent keys the filter answers")
+	v, ok := m.Get("19999")
+	assert.True(t, ok)
+	assert.Equal(t, -19999, v)
 }
 
-// TestBufMapFilterShared grows many versions from one map in parallel: they
-// share its filter and add their keys to it at once (run with -race), and
-// each still finds all its own keys and none of the others'.
+// TestBufMapFilterShared grows many versions from one map in parallel (run
+// with -race): one adds its keys to the table they share, the others keep
+// theirs in their tries, adding them to the filter they share at once, until
+// each moves into a table of its own; each still finds all its own keys and
+// none of the others'.
 func TestBufMapFilterShared(t *testing.T) {
 	var base BufMap[int]
 	for i := range 5000 {

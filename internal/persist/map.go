@@ -204,8 +204,11 @@ func (m Map[V]) Ref(k string) Ref {
 func index(bitmap, bit uint32) int { return bits.OnesCount32(bitmap & (bit - 1)) }
 
 // Has reports whether m has an entry for k.
-func (m Map[V]) Has(k string) bool {
-	_, ok := m.Get(k)
+func (m Map[V]) Has(k string) bool { return m.has(hashString(k), k) }
+
+// has is Has for a key whose hash is h.
+func (m Map[V]) has(h uint64, k string) bool {
+	_, ok := m.get(h, k)
 	return ok
 }
 

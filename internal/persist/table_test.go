@@ -1,0 +1,142 @@
+package persist
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBufMapStreamInTable adds keys one version after another, as a stream
+// does: every key goes into the shared table, none into the trie, and the
+// versions kept on the way still see only their own keys.
+func TestBufMapStreamInTable(t *testing.T) {
+	var m BufMap[int]
+	var kept []BufMap[int]
+	for i := range 5000 {
+		m = m.Set("k"+strconv.Itoa(i), i)
+		if i%700 == 0 {
+			kept = append(kept, m)
+		}
+	}
+	assert.Zero(t, m.trie.Len(), "a stream's keys stay out of the trie")
+	require.NotNil(t, m.log.table)
+	assert.Equal(t, 5000, int(m.log.nt+m.nlog), "every key is in the table or the log")
+	for j, old := range kept {
+		n := j*700 + 1
+		assert.Equal(t, n, old.Len())
+		_, ok := old.Get("k" + strconv.Itoa(n))
+		assert.False(t, ok, "version %d sees a later key", j)
+		v, ok := old.Get("k" + strconv.Itoa(n-1))
+		assert.True(t, ok)
+		assert.Equal(t, n-1, v)
+	}
+}
+
+// TestBufMapForkedTable forks a map whose table a sibling has added to
+// since: the fork's new keys go into its trie until the trie outgrows a
+// quarter of the table, then both move into a table of the fork's own,
+// into which its later keys go again. The sibling, the fork and the base
+// never see one another's keys.
+func TestBufMapForkedTable(t *testing.T) {
+	var base BufMap[int]
+	for i := range 8 * bufLen {
+		base = base.Set("base"+strconv.Itoa(i), i)
+	}
+	sibling := base
+	for i := range 2 * bufLen {
+		sibling = sibling.Set("sib"+strconv.Itoa(i), i)
+	}
+	fork := base
+	for i := range 2 * bufLen {
+		fork = fork.Set("fork"+strconv.Itoa(i), i)
+	}
+	assert.Same(t, base.log.table, fork.log.table)
+	assert.Greater(t, fork.trie.Len(), 0, "the sibling claimed the table first")
+	assert.Equal(t, base.log.nt, fork.log.nt)
+	assert.Zero(t, sibling.trie.Len())
+	for i := range 3 * rebuildMin {
+		fork = fork.Set("more"+strconv.Itoa(i), i)
+	}
+	assert.NotSame(t, base.log.table, fork.log.table, "the fork moved into a table of its own")
+	assert.Less(t, fork.trie.Len(), rebuildMin, "its later keys went into its table")
+	for _, c := range []struct {
+		name string
+		m    BufMap[int]
+		want map[string]bool
+	}{
+		{"base", base, map[string]bool{"base": true}},
+		{"sibling", sibling, map[string]bool{"base": true, "sib": true}},
+		{"fork", fork, map[string]bool{"base": true, "fork": true, "more": true}},
+	} {
+		n := 0
+		for prefix, count := range map[string]int{"base": 8 * bufLen, "sib": 2 * bufLen, "fork": 2 * bufLen, "more": 3 * rebuildMin} {
+			for i := range count {
+				v, ok := c.m.Get(prefix + strconv.Itoa(i))
+				require.Equal(t, c.want[prefix], ok, "%s: %s%d", c.name, prefix, i)
+				if ok {
+					require.Equal(t, i, v)
+					n++
+				}
+			}
+		}
+		assert.Equal(t, n, c.m.Len(), c.name)
+		all := 0
+		for k, v := range c.m.All() {
+			got, ok := c.m.Get(k)
+			require.True(t, ok, k)
+			require.Equal(t, got, v, k)
+			all++
+		}
+		assert.Equal(t, n, all, "%s: All", c.name)
+	}
+}
+
+// TestBufMapTableChanges changes and deletes keys of the table: the trie
+// holds the new values and the deletions, which hide the table's entries,
+// and a deleted key set again reads back its new value.
+func TestBufMapTableChanges(t *testing.T) {
+	var m BufMap[int]
+	for i := range 1000 {
+		m = m.Set(strconv.Itoa(i), i)
+	}
+	before := m
+	for i := range 100 {
+		m = m.Set(strconv.Itoa(i), -i).Delete(strconv.Itoa(100 + i))
+	}
+	for i := range 50 {
+		m = m.Set(strconv.Itoa(100+i), 7)
+	}
+	for range bufLen { // flush the log
+		m = m.Set("0", 0)
+	}
+	assert.Greater(t, m.trie.Len(), 0)
+	assert.Equal(t, 950, m.Len())
+	got := map[string]int{}
+	for k, v := range m.All() {
+		got[k] = v
+	}
+	assert.Len(t, got, 950)
+	for i := range 1000 {
+		k := strconv.Itoa(i)
+		v, ok := m.Get(k)
+		switch {
+		case i < 100:
+			require.True(t, ok, k)
+			require.Equal(t, -i, v, k)
+		case i < 150:
+			require.True(t, ok, k)
+			require.Equal(t, 7, v, k)
+		case i < 200:
+			require.False(t, ok, k)
+		default:
+			require.True(t, ok, k)
+			require.Equal(t, i, v, k)
+		}
+		require.Equal(t, ok, got[k] == v && ok, k)
+		w, ok := before.Get(k)
+		require.True(t, ok)
+		require.Equal(t, i, w, "the older version changed")
+	}
+}
