@@ -434,7 +434,7 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 
 // call finds tool call id in the message holding it.
 func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok bool) {
-	at, found := f.st.Cold.CallLoc.Get(id)
+	at, found := f.st.Cold.Calls.Loc.Get(id)
 	if !found {
 		return nil, loc, -1, false
 	}
@@ -510,7 +510,8 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		owner = model.Parent
 	}
 	if !known {
-		f.writeCold().SetCallOwner(id, owner, f.writeRest)
+		f.writeCalls()
+		f.st.Cold.SetCallOwner(id, owner, f.writeRest)
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
@@ -556,7 +557,8 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		m.AppendCall(c)
 		tloc = f.appendMsg(m, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
-	f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(id, model.CallLoc{Msg: target, Idx: idx})
+	calls := f.writeCalls()
+	calls.Loc = calls.Loc.Set(id, model.CallLoc{Msg: target, Idx: idx})
 	open(tloc, idx)
 	return nil
 }
@@ -648,7 +650,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		// still there: the tool messages before it follow the holder
 		// already, and not walking them again keeps n results under one
 		// message O(n).
-		if last, ok := f.st.Cold.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
+		if last, ok := f.st.Cold.Calls.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
 			if lm, _, ok := f.msg(last); ok && lm.Role() == event.RoleTool {
 				at = last
 			}
@@ -667,7 +669,8 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	// R26: the result is attributed on its own and (re)sets its message's owner.
 	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, after, nil)
 	if after != nil {
-		f.writeCold().ResultAfter = f.st.Cold.ResultAfter.Set(holder.ID, e.MessageID)
+		calls := f.writeCalls()
+		calls.ResultAfter = calls.ResultAfter.Set(holder.ID, e.MessageID)
 		f.changeCall(holder, hloc, idx, func(c *model.Call) {
 			c.Result, c.HasResult, c.ResultContent = e.MessageID, true, sent
 		})

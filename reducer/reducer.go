@@ -300,6 +300,7 @@ type folder struct {
 	coldCopied  bool       // st.Cold is this fold's private copy
 	restCopied  bool       // st.Cold.Rest is this fold's private copy
 	scopeCopied bool       // st.Cold.RunScope is this fold's private copy
+	callsCopied bool       // st.Cold.Calls is this fold's private copy
 	wire        event.Type // the wire event's type
 	cur         event.Type // the event being folded (differs for chunk expansions)
 	index       int
@@ -397,6 +398,18 @@ func (f *folder) writeScope() *model.RunScope {
 		c.RunScope = &s
 	}
 	return c.RunScope
+}
+
+// writeCalls returns the tool call records of the cold part of the state,
+// copied (with the cold part) on first use in this fold.
+func (f *folder) writeCalls() *model.Calls {
+	c := f.writeCold()
+	if !f.callsCopied {
+		f.callsCopied = true
+		x := *c.Calls
+		c.Calls = &x
+	}
+	return c.Calls
 }
 
 // resetScope empties the run's bookkeeping (Opens and RunScope) for a new

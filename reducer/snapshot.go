@@ -51,7 +51,8 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 	}
 	for _, tc := range hm.ToolCalls {
 		if _, known := f.st.Cold.CallOwner(tc.ID); overwrite || !known {
-			f.writeCold().SetCallOwner(tc.ID, owner, f.writeRest)
+			f.writeCalls()
+			f.st.Cold.SetCallOwner(tc.ID, owner, f.writeRest)
 		}
 	}
 }
@@ -61,8 +62,9 @@ func (f *folder) holdCalls(m *model.Msg) {
 	calls := m.Calls()
 	for i := range calls.Len() { // an index loop: a range-over-func body would make f escape
 		c := calls.At(i)
-		if _, held := f.st.Cold.CallLoc.Get(c.ID); !held {
-			f.writeCold().CallLoc = f.st.Cold.CallLoc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
+		if _, held := f.st.Cold.Calls.Loc.Get(c.ID); !held {
+			calls := f.writeCalls()
+			calls.Loc = calls.Loc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
 		}
 	}
 }
@@ -193,8 +195,8 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 
 	old := f.st.Cold.ListAll() // the list as it is now
 	f.writeCold().ListReset()
-	f.writeCold().ResultAfter = persist.Map[string]{}
-	f.writeCold().CallLoc = persist.Map[model.CallLoc]{}
+	calls := f.writeCalls()
+	calls.ResultAfter, calls.Loc = persist.BufMap[string]{}, persist.BufMap[model.CallLoc]{}
 	for id := range old {
 		m, loc, ok := f.msg(id)
 		if !ok {

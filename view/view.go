@@ -203,7 +203,7 @@ func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {
 	st := v.st()
-	at, ok := st.Cold.CallLoc.Get(id)
+	at, ok := st.Cold.Calls.Loc.Get(id)
 	if !ok {
 		return ToolCall{}, false
 	}

@@ -138,14 +138,14 @@ func (r MsgRec) Loc() (Loc, bool) {
 // CallOwner returns the recorded owner of tool call id, and false when none
 // is recorded.
 func (c *Cold) CallOwner(id string) (Owner, bool) {
-	r, ok := c.callOwners.Get(id)
+	r, ok := c.Calls.owners.Get(id)
 	return c.owner(r), ok
 }
 
-// SetCallOwner records o as the owner of tool call id; c must be a private
-// copy, and rest is as for PutMsg.
+// SetCallOwner records o as the owner of tool call id; c and c.Calls must
+// be private copies, and rest is as for PutMsg.
 func (c *Cold) SetCallOwner(id string, o Owner, rest func() *Rest) {
-	c.callOwners = c.callOwners.Set(id, c.ref(o, rest))
+	c.Calls.owners = c.Calls.owners.Set(id, c.ref(o, rest))
 }
 
 // MsgOwner returns the recorded owner of message id.
@@ -471,10 +471,11 @@ type RunScope struct {
 }
 
 // Cold is the part of a State most events leave alone. What the events
-// that open and close messages and tool calls change (the run's open
-// entities, the message index and list, tool call holders) is held here;
-// what few events change is behind RunScope and Rest, so that those events
-// copy a small cold part (192 bytes), not all of it.
+// that open and close messages change (the run's open entities, the
+// message index and list) is held here; what tool calls change is behind
+// Calls, and what few events change behind RunScope and Rest, so that the
+// events that open and close messages copy a small cold part (152 bytes),
+// not all of it.
 type Cold struct {
 	Open Opens
 	// RunScope is never nil.
@@ -488,18 +489,27 @@ type Cold struct {
 	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc. A BufMap: it
 	// gains a key per message, and a Map would copy its full top levels
 	// for each.
-	Msgs    persist.BufMap[MsgRec]
-	CallLoc persist.Map[CallLoc] // tool call id → where it is held
-	// ResultAfter: assistant message id → the last tool result inserted
-	// after it (a hint: the tool messages up to it follow the message).
-	ResultAfter persist.Map[string]
-	// callOwners: the owners of tool calls, kept for the whole stream
-	// (docs/protocol.md G6), as ownerRefs: a 32-byte map entry where an
-	// Owner made a 48-byte one. Read and write it with CallOwner and
-	// SetCallOwner; message owners are in Msgs.
-	callOwners persist.Map[ownerRef]
+	Msgs persist.BufMap[MsgRec]
+	// Calls is never nil.
+	Calls *Calls
 
 	Rest *Rest
+}
+
+// Calls is what the cold part records about tool calls. A Calls reachable
+// from a published state is never written: a fold that changes it copies
+// it first. Its maps gain a key per tool call, or per message holding
+// results, so they are BufMaps.
+type Calls struct {
+	Loc persist.BufMap[CallLoc] // tool call id → where it is held
+	// ResultAfter: assistant message id → the last tool result inserted
+	// after it (a hint: the tool messages up to it follow the message).
+	ResultAfter persist.BufMap[string]
+	// owners: the owners of tool calls, kept for the whole stream
+	// (docs/protocol.md G6), as ownerRefs: a 32-byte entry where an Owner
+	// made a 48-byte one. Read and write it with Cold.CallOwner and
+	// Cold.SetCallOwner; message owners are in Cold.Msgs.
+	owners persist.BufMap[ownerRef]
 }
 
 // Rest is the part of the cold state few events change: runs, the
@@ -537,5 +547,5 @@ type Rest struct {
 // NewCold returns the cold part of a new stream's state, with doc as its
 // state document.
 func NewCold(doc patch.Document) *Cold {
-	return &Cold{RunScope: &RunScope{}, Rest: &Rest{Doc: doc}}
+	return &Cold{RunScope: &RunScope{}, Calls: &Calls{}, Rest: &Rest{Doc: doc}}
 }

@@ -12,7 +12,7 @@ import (
 // does not see it.
 func TestOwnerTable(t *testing.T) {
 	owners := []Owner{Parent, {Sub: true, ID: ""}, {Sub: true, ID: "a"}, {Sub: true, ID: "b"}, {Sub: true, ID: "a"}}
-	c := &Cold{Rest: &Rest{}}
+	c := &Cold{Rest: &Rest{}, Calls: &Calls{}}
 	var before []Cold
 	var tableLen []int
 	for i, o := range owners {
@@ -24,6 +24,8 @@ func TestOwnerTable(t *testing.T) {
 		} else {
 			c.SetMsgOwner(id, rec, restOf(c))
 		}
+		calls := *c.Calls // a private copy, as a fold makes
+		c.Calls = &calls
 		c.SetCallOwner(fmt.Sprint("c", i), o, restOf(c))
 	}
 	c.ListReset()

@@ -59,9 +59,10 @@ type item[V any] struct {
 	gone bool
 }
 
-// mapLog holds a BufMap's recent writes, oldest first. used counts the
-// slots some version has claimed; a version sees only its first nlog, so
-// the first successor to claim slot i by compare-and-swap may write it.
+// mapLog holds a BufMap's recent writes, oldest first, inline: a value set,
+// or (gone) a deletion. used counts the slots some version has claimed; a
+// version sees only its first nlog, so the first successor to claim slot i
+// by compare-and-swap may write it.
 // table is the table of every version that sees the log (nil: none yet),
 // of which they see the first nt entries, and filter holds at least the
 // keys of their tries (nil: any key), which a lookup asks before walking a
@@ -71,11 +72,11 @@ type mapLog[V any] struct {
 	nt     int32
 	table  *keyTable[V]
 	filter *keyFilter
-	slots  [bufLen]logSlot
+	slots  [bufLen]mapEntry[item[V]]
 }
 
-// logSlot is one write: the entry set (an entry of the BufMap's trie), or
-// a deletion of e's key (del).
+// logSlot is one write of a batch into a trie: the entry set, or a
+// deletion of e's key (del).
 type logSlot struct {
 	e   *entryKey
 	del bool
@@ -95,11 +96,11 @@ func (m BufMap[V]) get(h uint64, k string) (V, bool) {
 		return zero, false
 	}
 	for i := m.nlog - 1; i >= 0; i-- {
-		if s := &m.log.slots[i]; s.e.hash == h && s.e.key == k {
-			if s.del {
+		if s := &m.log.slots[i]; s.hash == h && s.key == k {
+			if s.val.gone {
 				return zero, false
 			}
-			return entryOf[item[V]](s.e).val.v, true
+			return s.val.v, true
 		}
 	}
 	if m.trie.root != nil && m.log.filter.mayHave(h) {
@@ -132,7 +133,7 @@ func (m BufMap[V]) set(h uint64, k string, v V) BufMap[V] {
 	if _, ok := m.get(h, k); !ok {
 		m.n++
 	}
-	return m.push(logSlot{e: newEntry(h, k, item[V]{v: v})})
+	return m.push(h, k, item[V]{v: v})
 }
 
 // Delete returns a map equal to m without an entry for k. It returns m
@@ -145,12 +146,13 @@ func (m BufMap[V]) delete(h uint64, k string) BufMap[V] {
 		return m
 	}
 	m.n--
-	return m.push(logSlot{e: &entryKey{hash: h, key: k}, del: true})
+	return m.push(h, k, item[V]{gone: true})
 }
 
-// push returns m with s appended to its log, moving a full log into the
-// table and the trie first.
-func (m BufMap[V]) push(s logSlot) BufMap[V] {
+// push returns m with the write of it to k, whose hash is h, appended to
+// its log, moving a full log into the table and the trie first.
+func (m BufMap[V]) push(h uint64, k string, it item[V]) BufMap[V] {
+	s := mapEntry[item[V]]{entryKey: entryKey{hash: h, key: k}, val: it}
 	var (
 		table  *keyTable[V]
 		nt     int32
@@ -192,21 +194,25 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 	}
 	var rest [bufLen]logSlot
 	n, adding := 0, true
-	for _, s := range l.slots {
-		h, k := s.e.hash, s.e.key
+	for i := range l.slots {
+		s := &l.slots[i]
+		h, k := s.hash, s.key
 		held := table.get(h, k, nt) != nil
 		switch {
-		case s.del && held:
-			s = logSlot{e: newEntry(h, k, item[V]{gone: true})}
-		case s.del || held || written(rest[:n], k) || filter.mayHave(h) && m.trie.has(h, k):
+		case s.val.gone && !held:
+			// The trie reads the key of a deletion and keeps nothing.
+			rest[n] = logSlot{e: &s.entryKey, del: true}
+		case s.val.gone || held || written(rest[:n], k) || filter.mayHave(h) && m.trie.has(h, k):
+			// A tombstone, a new value or a key the table cannot take.
+			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		case adding && table.claim(nt):
-			table.add(nt, h, k, entryOf[item[V]](s.e).val.v)
+			table.add(nt, h, k, s.val.v)
 			nt++
 			continue
 		default:
 			adding = false // a sibling claimed the table's next entry
+			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		}
-		rest[n] = s
 		n++
 	}
 	if n > 0 {
@@ -269,12 +275,12 @@ func (m BufMap[V]) All() iter.Seq2[string, V] {
 		// neither shadows.
 		seen := make(map[string]struct{}, m.nlog)
 		for i := m.nlog - 1; i >= 0; i-- {
-			s := m.log.slots[i]
-			if _, dup := seen[s.e.key]; dup {
+			s := &m.log.slots[i]
+			if _, dup := seen[s.key]; dup {
 				continue
 			}
-			seen[s.e.key] = struct{}{}
-			if !s.del && !yield(s.e.key, entryOf[item[V]](s.e).val.v) {
+			seen[s.key] = struct{}{}
+			if !s.val.gone && !yield(s.key, s.val.v) {
 				return
 			}
 		}

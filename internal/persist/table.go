@@ -119,8 +119,7 @@ func (t *keyTable[V]) add(n int32, h uint64, k string, v V) {
 		if c == 0 {
 			size = tableFirstChunk
 		}
-		dir = append(dir, make([]mapEntry[V], size))
-		t.dir.Store(&dir)
+		dir = t.publish(append(dir, make([]mapEntry[V], size)))
 	case i == len(dir[c]):
 		// The first chunk, full before it is full-sized: readers may hold
 		// it, so it is copied into one twice as large, and so is the
@@ -129,7 +128,7 @@ func (t *keyTable[V]) add(n int32, h uint64, k string, v V) {
 		copy(grown, dir[c])
 		dir = append(make([][]mapEntry[V], 0, cap(dir)), dir...)
 		dir[c] = grown
-		t.dir.Store(&dir)
+		dir = t.publish(dir)
 	}
 	dir[c][i] = mapEntry[V]{entryKey: entryKey{hash: h, key: k}, val: v}
 	x := t.index.Load()
@@ -137,6 +136,12 @@ func (t *keyTable[V]) add(n int32, h uint64, k string, v V) {
 		x = t.reindex(n, 2*len(x.slots))
 	}
 	x.put(h, n)
+}
+
+// publish makes dir the table's directory and returns it.
+func (t *keyTable[V]) publish(dir [][]mapEntry[V]) [][]mapEntry[V] {
+	t.dir.Store(&dir)
+	return dir
 }
 
 // reindex returns a new index of size slots of the first n entries, and
