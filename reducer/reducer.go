@@ -366,51 +366,33 @@ func (f *folder) addDirty(d dirtyNode) int {
 	return f.ndirty() - 1
 }
 
-// writeCold returns the cold part of the state, copied on first use in this fold.
-func (f *folder) writeCold() *model.Cold {
-	if !f.coldCopied {
-		f.coldCopied = true
-		c := *f.st.Cold
-		f.st.Cold = &c
+// private returns *p, which this fold may write: the first time it is
+// asked (copied unset), *p is replaced by a copy of its own.
+func private[T any](p **T, copied *bool) *T {
+	if !*copied {
+		*copied = true
+		c := **p
+		*p = &c
 	}
-	return f.st.Cold
+	return *p
 }
+
+// writeCold returns the cold part of the state, copied on first use in this fold.
+func (f *folder) writeCold() *model.Cold { return private(&f.st.Cold, &f.coldCopied) }
 
 // writeRest returns the rest of the cold part of the state, copied (with
 // the cold part) on first use in this fold.
-func (f *folder) writeRest() *model.Rest {
-	c := f.writeCold()
-	if !f.restCopied {
-		f.restCopied = true
-		r := *c.Rest
-		c.Rest = &r
-	}
-	return c.Rest
-}
+func (f *folder) writeRest() *model.Rest { return private(&f.writeCold().Rest, &f.restCopied) }
 
 // writeScope returns the run scope of the cold part of the state, copied
 // (with the cold part) on first use in this fold.
 func (f *folder) writeScope() *model.RunScope {
-	c := f.writeCold()
-	if !f.scopeCopied {
-		f.scopeCopied = true
-		s := *c.RunScope
-		c.RunScope = &s
-	}
-	return c.RunScope
+	return private(&f.writeCold().RunScope, &f.scopeCopied)
 }
 
 // writeCalls returns the tool call records of the cold part of the state,
 // copied (with the cold part) on first use in this fold.
-func (f *folder) writeCalls() *model.Calls {
-	c := f.writeCold()
-	if !f.callsCopied {
-		f.callsCopied = true
-		x := *c.Calls
-		c.Calls = &x
-	}
-	return c.Calls
-}
+func (f *folder) writeCalls() *model.Calls { return private(&f.writeCold().Calls, &f.callsCopied) }
 
 // resetScope empties the run's bookkeeping (Opens and RunScope) for a new
 // run, keeping what keep returns of the run scope.
