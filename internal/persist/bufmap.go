@@ -38,6 +38,11 @@ const bufLen = 32
 // a filter of its keys (see keyFilter), so that looking up a key it does
 // not hold seldom walks it.
 //
+// A version keeps its table alive, and with it the entries its descendants
+// added: a map kept while the versions derived from it are dropped holds
+// what they added until it is dropped too (a stream's views all share the
+// one table, so a stream pays nothing for this).
+//
 // Costs: Get scans the log (at most 32 hashes), reads the filter, walks the
 // trie when the filter says it may hold the key, and probes the table's
 // index (one or two cache lines); Set and Delete cost a Get, an append
