@@ -21,7 +21,7 @@ const tableFirstChunk = 32
 // keyTable is the shared part of a BufMap: entries that versions only ever
 // add, held inline in chunks, and an open-addressed hash index over them.
 // Versions that descend from one another share one table and differ in how
-// many of its entries they see (a prefix: see BufMap.nt): a version that
+// many of its entries they see (a prefix: see mapLog.nt): a version that
 // adds keys claims the next entries by compare-and-swap on used, as a
 // Vector's tail or a BufMap's log slot is claimed, and writes them in place,
 // where no version that sees fewer entries looks. A version that loses the
@@ -30,12 +30,14 @@ const tableFirstChunk = 32
 // A new key thus costs one entry written in place and one slot, where a trie
 // of a few hundred thousand keys copies a node of up to 32 pointers at each
 // of its top levels: the table holds a stream's message ids at 60 bytes a
-// key or so, and adds one with no allocation beyond a chunk every 256 keys.
+// key or so, and adds one with no allocation beyond a chunk every 1024 keys
+// and an index twice as large each time it is three quarters full.
 //
-// An entry is never written once a version sees it, and a chunk never moves.
-// The index and the chunk directory are replaced, never changed in a way a
-// reader could see half done: a reader loads them atomically, and each slot
-// is one atomic word. A reader may load an index or a directory newer than
+// An entry is never written once a version sees it. The index, the chunk
+// directory and the first chunk while it grows are replaced, never changed
+// in a way a reader could see half done: a reader loads them atomically
+// (the directory, which leads to the chunks), and each slot is one atomic
+// word. A reader may load an index or a directory newer than
 // its version, which only holds more entries, all of which it skips.
 type keyTable[V any] struct {
 	used  atomic.Int32 // entries claimed
