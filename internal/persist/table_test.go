@@ -140,3 +140,32 @@ func TestBufMapTableChanges(t *testing.T) {
 		require.Equal(t, i, w, "the older version changed")
 	}
 }
+
+// TestBufMapForkEveryWrite forks a map before every write and drops the
+// fork, which wins the claim on the shared table at every batch, as a
+// stream whose every other event is refused might: the map keeps its keys
+// in its trie and moves into a table of its own whenever the trie reaches a
+// quarter of the table, so it changes tables a logarithmic number of times
+// (each move copying the keys once), not once per batch.
+func TestBufMapForkEveryWrite(t *testing.T) {
+	var m BufMap[int]
+	tables := map[*keyTable[int]]bool{}
+	const n = 40_000
+	for i := range n {
+		_ = m.Set("dropped"+strconv.Itoa(i), -1)
+		m = m.Set(strconv.Itoa(i), i)
+		if m.log.table != nil {
+			tables[m.log.table] = true
+		}
+	}
+	assert.Greater(t, len(tables), 2, "the map lost the claims and moved")
+	assert.Less(t, len(tables), 40, "tables the map moved through")
+	assert.Equal(t, n, m.Len())
+	for i := range n {
+		v, ok := m.Get(strconv.Itoa(i))
+		require.True(t, ok, i)
+		require.Equal(t, i, v)
+		_, ok = m.Get("dropped" + strconv.Itoa(i))
+		require.False(t, ok, i)
+	}
+}
