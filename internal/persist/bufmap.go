@@ -41,7 +41,9 @@ const bufLen = 32
 // A version keeps its table alive, and with it the entries its descendants
 // added: a map kept while the versions derived from it are dropped holds
 // what they added until it is dropped too (a stream's views all share the
-// one table, so a stream pays nothing for this).
+// one table, so a stream pays nothing for this). A version whose log is
+// full likewise keeps the trie and table its first successor moved the
+// log into.
 //
 // Costs: Get scans the log (at most 32 hashes), reads the filter, walks the
 // trie when the filter says it may hold the key, and probes the table's
@@ -72,12 +74,36 @@ type item[V any] struct {
 // of which they see the first nt entries, and filter holds at least the
 // keys of their tries (nil: any key), which a lookup asks before walking a
 // trie.
+//
+// Once full, a log is moved into a table and a trie by the first version
+// that writes past it, and flushed records what that made (see
+// flushOnce): every version that sees the whole log holds the same writes
+// over the same trie, so the others take it rather than make it again.
 type mapLog[V any] struct {
-	used   atomic.Int32
-	nt     int32
+	used    atomic.Int32
+	nt      int32
+	table   *keyTable[V]
+	filter  *keyFilter
+	slots   [bufLen]mapEntry[item[V]]
+	flushed atomic.Int32 // logOpen, logFlushing or logFlushed
+	next    flushResult[V]
+}
+
+// The states of a full log's record of its flush: none, being written by
+// the one version that claimed it, written (next may be read).
+const (
+	logOpen = iota
+	logFlushing
+	logFlushed
+)
+
+// flushResult is what a log's flush made: the trie, the table, the number
+// of its entries seen and the trie's filter.
+type flushResult[V any] struct {
+	trie   Map[item[V]]
 	table  *keyTable[V]
+	nt     int32
 	filter *keyFilter
-	slots  [bufLen]mapEntry[item[V]]
 }
 
 // logSlot is one write of a batch into a trie: the entry set, or a
@@ -167,7 +193,7 @@ func (m BufMap[V]) push(h uint64, k string, it item[V]) BufMap[V] {
 		table, nt, filter = m.log.table, m.log.nt, m.log.filter
 	}
 	if m.nlog == bufLen {
-		table, nt, filter = m.flush()
+		table, nt, filter = m.flushOnce()
 		m.log, m.nlog = nil, 0
 	}
 	if m.log != nil && m.log.used.CompareAndSwap(m.nlog, m.nlog+1) {
@@ -185,6 +211,26 @@ func (m BufMap[V]) push(h uint64, k string, it item[V]) BufMap[V] {
 	l.used.Store(m.nlog)
 	m.log = l
 	return m
+}
+
+// flushOnce is flush, done once for all the versions that see the whole
+// of m's log: the first to finish records what it made in the log, and the
+// others take that. Without it, each of many versions forked from one
+// whose log is full (a stream whose refused folds all start from the same
+// view) would move the log again, and when that moves its trie into a new
+// table, copy the whole table each time.
+func (m *BufMap[V]) flushOnce() (*keyTable[V], int32, *keyFilter) {
+	l := m.log
+	if l.flushed.Load() == logFlushed {
+		m.trie = l.next.trie
+		return l.next.table, l.next.nt, l.next.filter
+	}
+	table, nt, filter := m.flush()
+	if l.flushed.CompareAndSwap(logOpen, logFlushing) {
+		l.next = flushResult[V]{trie: m.trie, table: table, nt: nt, filter: filter}
+		l.flushed.Store(logFlushed)
+	}
+	return table, nt, filter
 }
 
 // flush moves m's full log into its table and trie: a key new to m into

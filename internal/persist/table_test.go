@@ -54,7 +54,7 @@ func TestBufMapForkedTable(t *testing.T) {
 	}
 	assert.Same(t, base.log.table, fork.log.table)
 	assert.Greater(t, fork.trie.Len(), 0, "the sibling claimed the table first")
-	assert.Equal(t, base.log.nt, fork.log.nt)
+	assert.Equal(t, base.log.nt+bufLen, fork.log.nt, "the fork took the move of base's full log the sibling made")
 	assert.Zero(t, sibling.trie.Len())
 	for i := range 3 * rebuildMin {
 		fork = fork.Set("more"+strconv.Itoa(i), i)
@@ -142,8 +142,10 @@ func TestBufMapTableChanges(t *testing.T) {
 }
 
 // TestBufMapForkEveryWrite forks a map before every write and drops the
-// fork, which wins the claim on the shared table at every batch, as a
-// stream whose every other event is refused might: the map keeps its keys
+// fork after two writes, so that the fork wins the claim on the shared
+// table at every batch (the map, not seeing the fork's writes, does not
+// take its flush), as a stream whose every other event is refused after
+// two writes might: the map keeps its keys
 // in its trie and moves into a table of its own whenever the trie reaches a
 // quarter of the table, so it changes tables a logarithmic number of times
 // (each move copying the keys once), not once per batch.
@@ -152,7 +154,7 @@ func TestBufMapForkEveryWrite(t *testing.T) {
 	tables := map[*keyTable[int]]bool{}
 	const n = 40_000
 	for i := range n {
-		_ = m.Set("dropped"+strconv.Itoa(i), -1)
+		_ = m.Set("dropped"+strconv.Itoa(i), -1).Set("dropped2"+strconv.Itoa(i), -1)
 		m = m.Set(strconv.Itoa(i), i)
 		if m.log.table != nil {
 			tables[m.log.table] = true
