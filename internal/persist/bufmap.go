@@ -278,8 +278,9 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 }
 
 // rebuildMin is the size below which a BufMap's trie never moves into a
-// new table, however small the table.
-const rebuildMin = 1024
+// new table, however small the table. A variable so that the tests can
+// lower it and move small maps often.
+var rebuildMin = 1024
 
 // written reports whether log writes k.
 func written(log []logSlot, k string) bool {

@@ -1,11 +1,14 @@
 package persist
 
 import (
+	"maps"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // TestBufMapForksOfOneVersionFlushOnce forks one version many times, as a
@@ -42,4 +45,130 @@ func TestBufMapForksOfOneVersionFlushOnce(t *testing.T) {
 		require.False(t, ok)
 	}
 	assert.Len(t, tables, 1, "forks of one version each moved it into a new table")
+}
+
+// lowRebuildMin sets rebuildMin to n for the rest of tb (its parallel
+// subtests included): maps of a few dozen keys then move their tries into
+// new tables often, which the model tests would otherwise never see. tb
+// must not be parallel.
+func lowRebuildMin(tb testing.TB, n int) {
+	old := rebuildMin
+	rebuildMin = n
+	tb.Cleanup(func() { rebuildMin = old })
+}
+
+// TestBufMapProgramsRebuild runs runBufProgram's programs of hundreds to
+// thousands of operations with tries moved into new tables as soon as they
+// hold 3 keys and a quarter of the table: logs flush, forks lose the
+// table's claim, keep tombstones and keys set again in their tries, and
+// move, which TestBufMapModel's and FuzzBufMap's short programs, jumping
+// back every few writes, never reach (they never fill a log).
+func TestBufMapProgramsRebuild(t *testing.T) {
+	lowRebuildMin(t, 2)
+	rapid.Check(t, checkBufProgram)
+}
+
+// TestBufMapPrograms is TestBufMapProgramsRebuild at the real threshold.
+func TestBufMapPrograms(t *testing.T) { rapid.Check(t, checkBufProgram) }
+
+func checkBufProgram(t *rapid.T) {
+	prog := rapid.SliceOfN(rapid.Byte(), 200, 4000).Draw(t, "prog")
+	hashBits := rapid.SampledFrom([]uint8{0, 2, 8, 40, 64}).Draw(t, "hashBits")
+	runBufProgram(t, prog, hashBits)
+}
+
+// FuzzBufMapRebuild runs runBufProgram with a trie moved into a new table
+// as soon as it holds 3 keys and a quarter of the table.
+func FuzzBufMapRebuild(f *testing.F) {
+	lowRebuildMin(f, 2)
+	for seed := range uint64(4) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		prog := make([]byte, 3000)
+		for i := range prog {
+			prog[i] = byte(r.Uint32())
+		}
+		f.Add(prog, uint8(seed*20))
+	}
+	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runBufProgram(t, prog, hashBits) })
+}
+
+// fataler is what runBufProgram needs of a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// runBufProgram runs prog, a program of BufMap operations on up to 64 keys
+// whose hashes keep their hashBits%65 low bits, against a Go map. Two
+// bytes an operation: an opcode, then a key or a version. Mostly writes to
+// the latest version, so that logs fill and flush; some writes to a fork
+// that is dropped (a refused fold), which claims the log's next slot or
+// the table's next entry; jumps back to a version kept every tenth
+// operation. Every kept version is checked (Len, All, Get) at the end.
+func runBufProgram(t fataler, prog []byte, hashBits uint8) {
+	mask := uint64(1)<<(hashBits%65) - 1
+	if hashBits%65 == 64 {
+		mask = ^uint64(0)
+	}
+	hash := func(k string) uint64 { return hashString(k) & mask }
+	type snap struct {
+		m     BufMap[int]
+		model map[string]int
+	}
+	var snaps []snap
+	m, model := BufMap[int]{}, map[string]int{}
+	for pc := 0; pc+1 < len(prog); pc += 2 {
+		k := strconv.Itoa(int(prog[pc+1] % 64))
+		switch op := prog[pc] % 16; {
+		case op < 9:
+			m = m.set(hash(k), k, pc)
+			model = maps.Clone(model)
+			model[k] = pc
+		case op < 12:
+			m = m.delete(hash(k), k)
+			model = maps.Clone(model)
+			delete(model, k)
+		case op < 13:
+			got, ok := m.get(hash(k), k)
+			want, wantOK := model[k]
+			if ok != wantOK || got != want {
+				t.Fatalf("op %d: Get(%q) = %d, %v, want %d, %v", pc/2, k, got, ok, want, wantOK)
+			}
+		case op < 15:
+			f := m.set(hash(k), k, -1)
+			if v, ok := f.get(hash(k), k); !ok || v != -1 {
+				t.Fatalf("op %d: a dropped fork reads %q = %d, %v", pc/2, k, v, ok)
+			}
+			if op == 14 {
+				f = f.delete(hash(k), k).set(hash("x"), "x", -2)
+				if _, ok := f.get(hash(k), k); ok {
+					t.Fatalf("op %d: a dropped fork still holds %q", pc/2, k)
+				}
+			}
+		default:
+			if len(snaps) > 0 {
+				sn := snaps[int(prog[pc+1])%len(snaps)]
+				m, model = sn.m, sn.model
+			}
+		}
+		if pc%20 == 0 {
+			snaps = append(snaps, snap{m, model})
+		}
+	}
+	snaps = append(snaps, snap{m, model})
+	for i, sn := range snaps {
+		if sn.m.Len() != len(sn.model) {
+			t.Fatalf("version %d: Len() = %d, want %d", i, sn.m.Len(), len(sn.model))
+		}
+		if got := maps.Collect(sn.m.All()); !maps.Equal(got, sn.model) {
+			t.Fatalf("version %d: All() = %v, want %v", i, got, sn.model)
+		}
+		for j := range 65 {
+			k := strconv.Itoa(j)
+			got, ok := sn.m.get(hash(k), k)
+			want, wantOK := sn.model[k]
+			if ok != wantOK || got != want {
+				t.Fatalf("version %d: Get(%q) = %d, %v, want %d, %v", i, k, got, ok, want, wantOK)
+			}
+		}
+	}
 }
