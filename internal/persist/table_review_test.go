@@ -1,9 +1,11 @@
 package persist
 
 import (
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -170,5 +172,112 @@ func runBufProgram(t fataler, prog []byte, hashBits uint8) {
 				t.Fatalf("version %d: Get(%q) = %d, %v, want %d, %v", i, k, got, ok, want, wantOK)
 			}
 		}
+	}
+}
+
+// TestBufMapConcurrentTable forks versions of one map in several
+// goroutines at once: every fork of base flushes base's full log (racing
+// on its record and on the table's claim), the winner's lineage adds keys
+// to the shared table (growing its first chunk, appending chunks to its
+// directory, reindexing) while the others' lineages, and readers of base
+// and of versions handed over from other goroutines, probe the same index
+// and chunks. Run with -race; each lineage and each handed-over version is
+// checked against what it was given.
+func TestBufMapConcurrentTable(t *testing.T) {
+	for _, low := range []bool{false, true} {
+		t.Run(fmt.Sprint("lowRebuild=", low), func(t *testing.T) {
+			if low {
+				lowRebuildMin(t, 2)
+			}
+			var base BufMap[int]
+			for i := range 3 * bufLen {
+				base = base.Set("b"+strconv.Itoa(i), i)
+			}
+			require.Equal(t, int32(bufLen), base.nlog, "base's log is full")
+			type handed struct {
+				m BufMap[int]
+				w int // writer
+				n int // its keys
+			}
+			const writers, keys = 4, 3000
+			ch := make(chan handed, writers*keys)
+			var wg sync.WaitGroup
+			errs := make(chan string, 16*writers)
+			fail := func(format string, args ...any) {
+				select {
+				case errs <- fmt.Sprintf(format, args...):
+				default:
+				}
+			}
+			check := func(h handed) {
+				if h.m.Len() != 3*bufLen+h.n {
+					fail("writer %d at %d: Len %d", h.w, h.n, h.m.Len())
+				}
+				for _, i := range []int{0, h.n / 2, h.n - 1} {
+					if v, ok := h.m.Get(fmt.Sprint("w", h.w, ".", i)); !ok || v != i {
+						fail("writer %d at %d: Get(%d) = %d, %v", h.w, h.n, i, v, ok)
+					}
+				}
+				if _, ok := h.m.Get(fmt.Sprint("w", h.w, ".", h.n)); ok {
+					fail("writer %d at %d sees a later key", h.w, h.n)
+				}
+				if v, ok := h.m.Get("b7"); !ok || v != 7 {
+					fail("writer %d at %d: Get(b7) = %d, %v", h.w, h.n, v, ok)
+				}
+			}
+			for w := range writers {
+				wg.Go(func() {
+					m := base
+					for i := range keys {
+						m = m.Set(fmt.Sprint("w", w, ".", i), i)
+						if i%3 == 0 {
+							m = m.Delete(fmt.Sprint("b", i%(3*bufLen))).Set(fmt.Sprint("b", i%(3*bufLen)), i%(3*bufLen))
+						}
+						if i%50 == 49 {
+							ch <- handed{m, w, i + 1}
+						}
+					}
+					check(handed{m, w, keys})
+					if got := len(maps.Collect(m.All())); got != 3*bufLen+keys {
+						fail("writer %d: All holds %d keys", w, got)
+					}
+				})
+			}
+			for range 2 {
+				wg.Go(func() {
+					for range 200 {
+						for i := range 3 * bufLen {
+							if v, ok := base.Get("b" + strconv.Itoa(i)); !ok || v != i {
+								fail("base: Get(b%d) = %d, %v", i, v, ok)
+							}
+						}
+						if _, ok := base.Get("w0.0"); ok {
+							fail("base sees a writer's key")
+						}
+					}
+				})
+			}
+			// Forks of versions handed over by the writers, while the
+			// writers go on adding to the tables those versions share.
+			wg.Go(func() {
+				for range writers * keys / 50 {
+					h := <-ch
+					check(h)
+					f := h.m.Set("fork", -1)
+					for j := range bufLen + 1 {
+						f = f.Set(fmt.Sprint("f", j), j)
+					}
+					if v, ok := f.Get("fork"); !ok || v != -1 || f.Len() != h.m.Len()+bufLen+2 {
+						fail("fork of writer %d at %d: Get(fork) = %d, %v; Len %d", h.w, h.n, v, ok, f.Len())
+					}
+					check(h)
+				}
+			})
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
+			}
+		})
 	}
 }
