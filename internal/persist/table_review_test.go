@@ -49,6 +49,35 @@ func TestBufMapForksOfOneVersionFlushOnce(t *testing.T) {
 	assert.Len(t, tables, 1, "forks of one version each moved it into a new table")
 }
 
+// TestBufMapForkEveryWriteKeepsTable forks a map before every write and
+// drops the fork after one write, as a stream whose every other event is
+// refused after one write (TOOL_CALL_START refused with A1 after recording
+// the call's owner) does: at a batch the fork moves the full log the map
+// shares into the table, and the map takes that move, so it never loses
+// the table's claim: its keys all stay in the one table, none in its trie.
+func TestBufMapForkEveryWriteKeepsTable(t *testing.T) {
+	var m BufMap[int]
+	tables := map[*keyTable[int]]bool{}
+	const n = 10_000
+	for i := range n {
+		_ = m.Set("dropped"+strconv.Itoa(i), -1)
+		m = m.Set(strconv.Itoa(i), i)
+		if m.log.table != nil {
+			tables[m.log.table] = true
+		}
+	}
+	assert.Len(t, tables, 1)
+	assert.Zero(t, m.trie.Len())
+	assert.Equal(t, n, m.Len())
+	for i := range n {
+		v, ok := m.Get(strconv.Itoa(i))
+		require.True(t, ok, i)
+		require.Equal(t, i, v)
+		_, ok = m.Get("dropped" + strconv.Itoa(i))
+		require.False(t, ok, i)
+	}
+}
+
 // lowRebuildMin sets rebuildMin to n for the rest of tb (its parallel
 // subtests included): maps of a few dozen keys then move their tries into
 // new tables often, which the model tests would otherwise never see. tb
