@@ -36,7 +36,10 @@
 // In each case a slot or byte range is claimed with an atomic
 // compare-and-swap by exactly one successor value before it is written, and
 // no existing value can see memory beyond its own length, so the second
-// successor of the same older value takes a private copy instead.
+// successor of the same older value takes a private copy instead. A
+// BufMap's full log likewise records, once, the batch its first successor
+// moved it into, which the successors of any value that sees the whole log
+// take instead of moving it again.
 //
 // Elements are stored as given. A Vector[[]byte] or a Map[*T] shares the
 // referenced memory with the caller; keep element types immutable (strings,
@@ -47,9 +50,11 @@
 // All methods of all types are safe to call concurrently from any number of
 // goroutines on the same or on different values, without locks and without
 // external synchronisation: values are immutable, and the only internal
-// writes (claiming spare tail, log, table or buffer capacity, and adding
-// bits to a BufMap's filter, which only ever gains them) use atomic
-// operations and touch memory no published value reads. A value
+// writes (claiming spare tail, log, table or buffer capacity, recording a
+// BufMap's moved log, and adding bits to a BufMap's filter, which only
+// ever gains them) use atomic operations and touch memory no published
+// value reads (the filter's new bits only make a value look in its trie
+// for a few more absent keys). A value
 // handed to another goroutine must be published in the usual way (a channel
 // send, a mutex, an atomic.Pointer store); that is the only synchronisation
 // needed.
