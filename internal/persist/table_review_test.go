@@ -114,7 +114,7 @@ func FuzzBufMapRebuild(f *testing.F) {
 	lowRebuildMin(f, 2)
 	for seed := range uint64(4) {
 		r := rand.New(rand.NewPCG(seed, 1))
-		prog := make([]byte, 3000)
+		prog := make([]byte, 600)
 		for i := range prog {
 			prog[i] = byte(r.Uint32())
 		}
