@@ -27,11 +27,7 @@ func runMapProgram[M hashedMap[M]](t *testing.T, empty M, prog []byte, hashBits 
 	hash := func(k string) uint64 { return hashString(k) & mask }
 	m := empty
 	model := map[string]int{}
-	type snap struct {
-		m     M
-		model map[string]int
-	}
-	var snaps []snap
+	var snaps []mapSnap[M]
 	for pc := 0; pc+1 < len(prog); pc += 2 {
 		op, k := prog[pc]%4, strconv.Itoa(int(prog[pc+1]%40))
 		switch op {
@@ -56,10 +52,27 @@ func runMapProgram[M hashedMap[M]](t *testing.T, empty M, prog []byte, hashBits 
 			}
 		}
 		if pc%20 == 0 {
-			snaps = append(snaps, snap{m, model})
+			snaps = append(snaps, mapSnap[M]{m, model})
 		}
 	}
-	snaps = append(snaps, snap{m, model})
+	snaps = append(snaps, mapSnap[M]{m, model})
+	checkSnaps(t, snaps, hash)
+}
+
+// mapSnap is a version of a map kept by a program, and its model.
+type mapSnap[M any] struct {
+	m     M
+	model map[string]int
+}
+
+// fataler is what the program runners need of a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// checkSnaps checks the Len, All and Get of every key of each kept version
+// against its model; hash is the programs' hash.
+func checkSnaps[M hashedMap[M]](t fataler, snaps []mapSnap[M], hash func(string) uint64) {
 	for i, sn := range snaps {
 		if sn.m.Len() != len(sn.model) {
 			t.Fatalf("version %d: Len() = %d, want %d", i, sn.m.Len(), len(sn.model))

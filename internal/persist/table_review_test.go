@@ -49,35 +49,6 @@ func TestBufMapForksOfOneVersionFlushOnce(t *testing.T) {
 	assert.Len(t, tables, 1, "forks of one version each moved it into a new table")
 }
 
-// TestBufMapForkEveryWriteKeepsTable forks a map before every write and
-// drops the fork after one write, as a stream whose every other event is
-// refused after one write (TOOL_CALL_START refused with A1 after recording
-// the call's owner) does: at a batch the fork moves the full log the map
-// shares into the table, and the map takes that move, so it never loses
-// the table's claim: its keys all stay in the one table, none in its trie.
-func TestBufMapForkEveryWriteKeepsTable(t *testing.T) {
-	var m BufMap[int]
-	tables := map[*keyTable[int]]bool{}
-	const n = 10_000
-	for i := range n {
-		_ = m.Set("dropped"+strconv.Itoa(i), -1)
-		m = m.Set(strconv.Itoa(i), i)
-		if m.log.table != nil {
-			tables[m.log.table] = true
-		}
-	}
-	assert.Len(t, tables, 1)
-	assert.Zero(t, m.trie.Len())
-	assert.Equal(t, n, m.Len())
-	for i := range n {
-		v, ok := m.Get(strconv.Itoa(i))
-		require.True(t, ok, i)
-		require.Equal(t, i, v)
-		_, ok = m.Get("dropped" + strconv.Itoa(i))
-		require.False(t, ok, i)
-	}
-}
-
 // lowRebuildMin sets rebuildMin to n for the rest of tb (its parallel
 // subtests included): maps of a few dozen keys then move their tries into
 // new tables often, which the model tests would otherwise never see. tb
@@ -123,11 +94,6 @@ func FuzzBufMapRebuild(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runBufProgram(t, prog, hashBits) })
 }
 
-// fataler is what runBufProgram needs of a *testing.T or a *rapid.T.
-type fataler interface {
-	Fatalf(format string, args ...any)
-}
-
 // runBufProgram runs prog, a program of BufMap operations on up to 64 keys
 // whose hashes keep their hashBits%65 low bits, against a Go map. Two
 // bytes an operation: an opcode, then a key or a version. Mostly writes to
@@ -141,11 +107,7 @@ func runBufProgram(t fataler, prog []byte, hashBits uint8) {
 		mask = ^uint64(0)
 	}
 	hash := func(k string) uint64 { return hashString(k) & mask }
-	type snap struct {
-		m     BufMap[int]
-		model map[string]int
-	}
-	var snaps []snap
+	var snaps []mapSnap[BufMap[int]]
 	m, model := BufMap[int]{}, map[string]int{}
 	for pc := 0; pc+1 < len(prog); pc += 2 {
 		k := strconv.Itoa(int(prog[pc+1] % 64))
@@ -182,17 +144,12 @@ func runBufProgram(t fataler, prog []byte, hashBits uint8) {
 			}
 		}
 		if pc%20 == 0 {
-			snaps = append(snaps, snap{m, model})
+			snaps = append(snaps, mapSnap[BufMap[int]]{m, model})
 		}
 	}
-	snaps = append(snaps, snap{m, model})
-	for i, sn := range snaps {
-		if sn.m.Len() != len(sn.model) {
-			t.Fatalf("version %d: Len() = %d, want %d", i, sn.m.Len(), len(sn.model))
-		}
-		if got := maps.Collect(sn.m.All()); !maps.Equal(got, sn.model) {
-			t.Fatalf("version %d: All() = %v, want %v", i, got, sn.model)
-		}
+	snaps = append(snaps, mapSnap[BufMap[int]]{m, model})
+	checkSnaps(t, snaps, hash)
+	for i, sn := range snaps { // and the keys they do not hold
 		for j := range 65 {
 			k := strconv.Itoa(j)
 			got, ok := sn.m.get(hash(k), k)

@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -142,32 +143,55 @@ func TestBufMapTableChanges(t *testing.T) {
 }
 
 // TestBufMapForkEveryWrite forks a map before every write and drops the
-// fork after two writes, so that the fork wins the claim on the shared
-// table at every batch (the map, not seeing the fork's writes, does not
-// take its flush), as a stream whose every other event is refused after
-// two writes might: the map keeps its keys
-// in its trie and moves into a table of its own whenever the trie reaches a
-// quarter of the table, so it changes tables a logarithmic number of times
-// (each move copying the keys once), not once per batch.
+// fork, as a stream whose every other event is refused after it wrote to
+// the map might.
+//
+// A fork that writes once moves, at a batch, the full log the map shares
+// into the table, and the map takes that move (see flushOnce): it never
+// loses the table's claim, and all its keys stay in the one table, none
+// in its trie (a refused TOOL_CALL_START records the call's owner, then
+// fails with A1).
+//
+// A fork that writes twice flushes, at a batch, a log the map no longer
+// shares (the map lost the claim of its last slot) and wins the claim on
+// the shared table every time: the map keeps its keys in its trie and
+// moves into a table of its own whenever the trie reaches a quarter of the
+// table, so it changes tables a logarithmic number of times (each move
+// copying the keys once), not once per batch.
 func TestBufMapForkEveryWrite(t *testing.T) {
-	var m BufMap[int]
-	tables := map[*keyTable[int]]bool{}
-	const n = 40_000
-	for i := range n {
-		_ = m.Set("dropped"+strconv.Itoa(i), -1).Set("dropped2"+strconv.Itoa(i), -1)
-		m = m.Set(strconv.Itoa(i), i)
-		if m.log.table != nil {
-			tables[m.log.table] = true
-		}
-	}
-	assert.Greater(t, len(tables), 2, "the map lost the claims and moved")
-	assert.Less(t, len(tables), 40, "tables the map moved through")
-	assert.Equal(t, n, m.Len())
-	for i := range n {
-		v, ok := m.Get(strconv.Itoa(i))
-		require.True(t, ok, i)
-		require.Equal(t, i, v)
-		_, ok = m.Get("dropped" + strconv.Itoa(i))
-		require.False(t, ok, i)
+	for _, c := range []struct {
+		forkWrites   int
+		tables, trie [2]int // at least, at most
+	}{
+		{1, [2]int{1, 1}, [2]int{0, 0}},
+		{2, [2]int{3, 39}, [2]int{0, 40_000}},
+	} {
+		t.Run(strconv.Itoa(c.forkWrites), func(t *testing.T) {
+			var m BufMap[int]
+			tables := map[*keyTable[int]]bool{}
+			const n = 40_000
+			for i := range n {
+				f := m
+				for j := range c.forkWrites {
+					f = f.Set(fmt.Sprint("dropped", j, ".", i), -1)
+				}
+				m = m.Set(strconv.Itoa(i), i)
+				if m.log.table != nil {
+					tables[m.log.table] = true
+				}
+			}
+			assert.GreaterOrEqual(t, len(tables), c.tables[0], "tables the map moved through")
+			assert.LessOrEqual(t, len(tables), c.tables[1], "tables the map moved through")
+			assert.GreaterOrEqual(t, m.trie.Len(), c.trie[0], "keys in its trie")
+			assert.LessOrEqual(t, m.trie.Len(), c.trie[1], "keys in its trie")
+			assert.Equal(t, n, m.Len())
+			for i := range n {
+				v, ok := m.Get(strconv.Itoa(i))
+				require.True(t, ok, i)
+				require.Equal(t, i, v)
+				_, ok = m.Get(fmt.Sprint("dropped0.", i))
+				require.False(t, ok, i)
+			}
+		})
 	}
 }
