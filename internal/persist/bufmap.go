@@ -253,7 +253,7 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 		case s.val.gone && !held:
 			// The trie reads the key of a deletion and keeps nothing.
 			rest[n] = logSlot{e: &s.entryKey, del: true}
-		case s.val.gone || held || written(rest[:n], k) || filter.mayHave(h) && m.trie.has(h, k):
+		case s.val.gone || held || filter.mayHave(h) && m.trie.has(h, k):
 			// A tombstone, a new value or a key the table cannot take.
 			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		case adding && table.claim(nt):
@@ -281,16 +281,6 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 // new table, however small the table. A variable so that the tests can
 // lower it and move small maps often.
 var rebuildMin = 1024
-
-// written reports whether log writes k.
-func written(log []logSlot, k string) bool {
-	for _, s := range log {
-		if s.e.key == k {
-			return true
-		}
-	}
-	return false
-}
 
 // rebuild returns a new table holding m's keys other than those of its
 // log, given that m sees the first nt entries of table and that filter is

@@ -88,9 +88,10 @@ func checkSnaps[M hashedMap[M]](t fataler, snaps []mapSnap[M], hash func(string)
 	}
 }
 
-// FuzzBufMap is FuzzMap for BufMap: with at most 40 keys the log fills and
-// moves into the trie often, and jumping back to a kept version forks a
-// shared log.
+// FuzzBufMap is FuzzMap for BufMap: jumping back to a kept version forks a
+// shared log. Its programs jump back so often that a log seldom fills;
+// FuzzBufMapRebuild runs programs that fill logs, move them into the table
+// and the trie, and move tries into new tables.
 func FuzzBufMap(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 2, 1, 1, 0, 3, 2, 0}, uint8(3))
 	f.Add([]byte{0, 1, 0, 1, 0, 2, 1, 2, 1, 1}, uint8(0))
