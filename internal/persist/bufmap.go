@@ -49,7 +49,10 @@ const bufLen = 32
 // trie when the filter says it may hold the key, and probes the table's
 // index (one or two cache lines); Set and Delete cost a Get, an append
 // and, once every 32 writes, the batch, with an occasional rebuild of the
-// table amortised over the trie's growth. Iteration order is unspecified
+// table amortised over the trie's growth. The rebuild is O(n), and the
+// amortisation holds along one line of versions: a program that writes
+// many branches from one version whose trie is about to move pays it in
+// each branch. Iteration order is unspecified
 // but deterministic for a given BufMap value within a process. A BufMap is
 // 32 bytes.
 type BufMap[V any] struct {
