@@ -52,9 +52,8 @@ const bufLen = 32
 // table amortised over the trie's growth. The rebuild is O(n), and the
 // amortisation holds along one line of versions: a program that writes
 // many branches from one version whose trie is about to move pays it in
-// each branch. Iteration order is unspecified
-// but deterministic for a given BufMap value within a process. A BufMap is
-// 32 bytes.
+// each branch. Iteration order is unspecified but deterministic for a
+// given BufMap value within a process. A BufMap is 32 bytes.
 type BufMap[V any] struct {
 	trie Map[item[V]]
 	log  *mapLog[V]
