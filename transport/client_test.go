@@ -469,6 +469,9 @@ func TestWebSocketKeepalive(t *testing.T) {
 	opts := &transport.Options{PingInterval: 20 * time.Millisecond, PongTimeout: 300 * time.Millisecond}
 	t.Run("pongs keep a quiet connection alive", func(t *testing.T) {
 		t.Parallel()
+		// A pong has a second to come back: a loaded machine (the race
+		// detector, a fuzzer alongside) delayed one past 300 ms.
+		opts := &transport.Options{PingInterval: 100 * time.Millisecond, PongTimeout: time.Second}
 		pinged := make(chan struct{}, 100)
 		url := wsServer(t, func(c *websocket.Conn, done <-chan struct{}) {
 			c.SetPingHandler(func(data string) error {
@@ -476,8 +479,9 @@ func TestWebSocketKeepalive(t *testing.T) {
 				return c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
 			})
 			go func() {
-				// Quiet for 40 pings, more than twice the keepalive window, then the run.
-				for range 40 {
+				// Quiet for 25 pings (2.5 s), more than twice the keepalive
+				// window (1.1 s), then the run.
+				for range 25 {
 					<-pinged
 				}
 				c.WriteMessage(websocket.TextMessage, []byte(sample[0]))
