@@ -510,8 +510,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		owner = model.Parent
 	}
 	if !known {
-		f.writeCalls()
-		f.st.Cold.SetCallOwner(id, owner, f.writeRest)
+		f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()

@@ -51,8 +51,7 @@ func (f *folder) own(hm *event.Message, overwrite bool) {
 	}
 	for _, tc := range hm.ToolCalls {
 		if _, known := f.st.Cold.CallOwner(tc.ID); overwrite || !known {
-			f.writeCalls()
-			f.st.Cold.SetCallOwner(tc.ID, owner, f.writeRest)
+			f.writeCold().SetCallOwner(tc.ID, owner, f.writeCalls, f.writeRest)
 		}
 	}
 }

@@ -142,10 +142,13 @@ func (c *Cold) CallOwner(id string) (Owner, bool) {
 	return c.owner(r), ok
 }
 
-// SetCallOwner records o as the owner of tool call id; c and c.Calls must
-// be private copies, and rest is as for PutMsg.
-func (c *Cold) SetCallOwner(id string, o Owner, rest func() *Rest) {
-	c.Calls.owners = c.Calls.owners.Set(id, c.ref(o, rest))
+// SetCallOwner records o as the owner of tool call id; c must be a private
+// copy, calls returns c.Calls as a private copy, and rest is as for
+// PutMsg.
+func (c *Cold) SetCallOwner(id string, o Owner, calls func() *Calls, rest func() *Rest) {
+	r := c.ref(o, rest)
+	x := calls()
+	x.owners = x.owners.Set(id, r)
 }
 
 // MsgOwner returns the recorded owner of message id.

@@ -99,6 +99,17 @@ func TestListGenerationsWrap(t *testing.T) {
 	}
 }
 
+// callsOf returns the calls function SetCallOwner takes, for a test that
+// keeps earlier versions of c: it copies c's Calls on every call, as the
+// reducer copies it once per fold.
+func callsOf(c *Cold) func() *Calls {
+	return func() *Calls {
+		x := *c.Calls
+		c.Calls = &x
+		return c.Calls
+	}
+}
+
 // restOf returns the rest function PutMsg and SetMsgOwner take, for a test
 // that keeps earlier versions of c: it copies c's Rest on every call, as
 // the reducer copies it once per fold.

@@ -24,9 +24,7 @@ func TestOwnerTable(t *testing.T) {
 		} else {
 			c.SetMsgOwner(id, rec, restOf(c))
 		}
-		calls := *c.Calls // a private copy, as a fold makes
-		c.Calls = &calls
-		c.SetCallOwner(fmt.Sprint("c", i), o, restOf(c))
+		c.SetCallOwner(fmt.Sprint("c", i), o, callsOf(c), restOf(c))
 	}
 	c.ListReset()
 	for i := range owners {
