@@ -30,8 +30,8 @@ type OwnerRec struct {
 // insertion and no entry elsewhere.
 //
 // The record is 24 bytes and holds no pointer, so that its map entry (the
-// key's 8-byte hash and 16-byte string header, then the record), held
-// inline in the map's table, is 48 bytes and holds one pointer, the key:
+// key's 16-byte string header, then the record), held inline in the map's
+// table, is 40 bytes and holds one pointer, the key:
 // the garbage collector scans one word of it. There is one entry per message id
 // of the stream, so every byte here is paid per message. The owner is an
 // ownerRef into the state's owner table instead of a string; the message
@@ -509,8 +509,8 @@ type Calls struct {
 	// after it (a hint: the tool messages up to it follow the message).
 	ResultAfter persist.BufMap[string]
 	// owners: the owners of tool calls, kept for the whole stream
-	// (docs/protocol.md G6), as ownerRefs: a 32-byte entry where an Owner
-	// made a 48-byte one. Read and write it with Cold.CallOwner and
+	// (docs/protocol.md G6), as ownerRefs: a 24-byte table entry where an
+	// Owner made a 40-byte one. Read and write it with Cold.CallOwner and
 	// Cold.SetCallOwner; message owners are in Cold.Msgs.
 	owners persist.BufMap[ownerRef]
 }

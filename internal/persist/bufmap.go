@@ -273,7 +273,7 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 		filter = m.trie.filtered(filter, rest[:n])
 	}
 	if m.trie.n > rebuildMin && m.trie.n > int(nt)/4 {
-		table, nt = m.rebuild(table, nt, filter)
+		table, nt = m.rebuild(table, nt)
 		m.trie, filter = Map[item[V]]{}, nil
 	}
 	return table, nt, filter
@@ -285,15 +285,26 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 var rebuildMin = 1024
 
 // rebuild returns a new table holding m's keys other than those of its
-// log, given that m sees the first nt entries of table and that filter is
-// its trie's, and its number of entries.
-func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32, filter *keyFilter) (*keyTable[V], int32) {
+// log, given that m sees the first nt entries of table, and its number of
+// entries. The trie's keys shadow the table's: the entries they shadow are
+// marked first, then the others are copied in the order of the table's
+// index, whose slots hold their hashes' tags.
+func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32) {
+	shadowed := make([]bool, nt)
+	m.trie.root.each(func(e *entryKey) bool {
+		if j := table.find(e.hash, e.key, nt); j >= 0 {
+			shadowed[j] = true
+		}
+		return true
+	})
 	fresh := newKeyTable[V](int(nt) + m.trie.n)
 	var n int32
-	for i := range nt {
-		e := table.entry(i)
-		if !filter.mayHave(e.hash) || !m.trie.has(e.hash, e.key) {
-			fresh.add(n, e.hash, e.key, e.val)
+	x := table.index.Load()
+	for i := range x.slots {
+		s := x.slots[i].Load()
+		if j := int32(uint32(s)) - 1; s != 0 && j < nt && !shadowed[j] {
+			e := table.entry(j)
+			fresh.add(n, s&^(1<<32-1), e.key, e.val)
 			n++
 		}
 	}

@@ -1,9 +1,12 @@
 package persist
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // tableChunkBits sets the number of entries of a full table chunk: 1024,
-// 48 KB for a 24-byte value, which the allocator takes whole pages for
+// 40 KB for a 24-byte value, which the allocator takes whole pages for
 // (a chunk of up to 32 KB would carry an 8-byte header and be rounded up
 // to its size class, 10 % more for 256 entries).
 const tableChunkBits = 10
@@ -29,8 +32,8 @@ const tableFirstChunk = 32
 //
 // A new key thus costs one entry written in place and one slot, where a trie
 // of a few hundred thousand keys copies a node of up to 32 pointers at each
-// of its top levels: the table holds a stream's message ids at 60 bytes a
-// key or so, and adds one with no allocation beyond a chunk every 1024 keys
+// of its top levels: the table holds a stream's message ids at 52 bytes a
+// key or so (a 40-byte entry and its share of the index), and adds one with no allocation beyond a chunk every 1024 keys
 // and an index twice as large each time it is three quarters full.
 //
 // An entry is never written once a version sees it. The index, the chunk
@@ -41,15 +44,30 @@ const tableFirstChunk = 32
 // its version, which only holds more entries, all of which it skips.
 type keyTable[V any] struct {
 	used  atomic.Int32 // entries claimed
-	dir   atomic.Pointer[[][]mapEntry[V]]
+	dir   atomic.Pointer[[][]tableEntry[V]]
 	index atomic.Pointer[tableIndex]
 }
 
+// tableEntry is one key of a keyTable and its value. It does not keep the
+// key's hash, as a trie's entry does: the slot that indexes it holds the
+// high 32 bits of the hash, which is all that probing and growing the
+// index need. For a message index that is 8 bytes less per message.
+type tableEntry[V any] struct {
+	key string
+	val V
+}
+
+// TableEntrySize returns the size in bytes of one table entry of a
+// BufMap[V]: every key the map holds costs one (see keyTable).
+func TableEntrySize[V any]() uintptr { return unsafe.Sizeof(tableEntry[V]{}) }
+
 // tableIndex is a keyTable's hash index: a power-of-two number of slots,
 // each 0 (empty) or an entry's number plus one in its low 32 bits and the
-// high 32 bits of its key's hash in the high ones, probed linearly from the
-// hash's low bits. The hash bits let a probe pass over another key's slot
-// without reading its entry. It is at most three quarters full.
+// high 32 bits of its key's hash (its tag) in the high ones, probed
+// linearly from the tag's low bits. The tag lets a probe pass over another
+// key's slot without reading its entry, and lets the index grow from its
+// own slots, without the entries' hashes, which are not kept (see
+// tableEntry). It is at most three quarters full.
 type tableIndex struct {
 	slots []atomic.Uint64
 	mask  uint64
@@ -60,7 +78,7 @@ type tableIndex struct {
 func newKeyTable[V any](n int) *keyTable[V] {
 	t := new(keyTable[V])
 	t.index.Store(newTableIndex(n))
-	dir := make([][]mapEntry[V], 0, 4)
+	dir := make([][]tableEntry[V], 0, 4)
 	t.dir.Store(&dir)
 	return t
 }
@@ -75,27 +93,34 @@ func newTableIndex(n int) *tableIndex {
 }
 
 // entry returns entry i, which some version sees.
-func (t *keyTable[V]) entry(i int32) *mapEntry[V] {
+func (t *keyTable[V]) entry(i int32) *tableEntry[V] {
 	return &(*t.dir.Load())[i>>tableChunkBits][i&(tableChunkLen-1)]
 }
 
 // get returns the entry for k, whose hash is h, among the first n entries,
 // or nil.
-func (t *keyTable[V]) get(h uint64, k string, n int32) *mapEntry[V] {
+func (t *keyTable[V]) get(h uint64, k string, n int32) *tableEntry[V] {
+	if j := t.find(h, k, n); j >= 0 {
+		return t.entry(j)
+	}
+	return nil
+}
+
+// find returns the number of the entry for k, whose hash is h, among the
+// first n entries, or -1.
+func (t *keyTable[V]) find(h uint64, k string, n int32) int32 {
 	x := t.index.Load()
 	tag := h >> 32
-	for i := h & x.mask; ; i = (i + 1) & x.mask {
+	for i := tag & x.mask; ; i = (i + 1) & x.mask {
 		s := x.slots[i].Load()
 		if s == 0 {
-			return nil
+			return -1
 		}
 		if s>>32 != tag {
 			continue
 		}
-		if j := int32(uint32(s)) - 1; j < n {
-			if e := t.entry(j); e.hash == h && e.key == k {
-				return e
-			}
+		if j := int32(uint32(s)) - 1; j < n && t.entry(j).key == k {
+			return j
 		}
 	}
 }
@@ -121,47 +146,51 @@ func (t *keyTable[V]) add(n int32, h uint64, k string, v V) {
 		if c == 0 {
 			size = tableFirstChunk
 		}
-		dir = t.publish(append(dir, make([]mapEntry[V], size)))
+		dir = t.publish(append(dir, make([]tableEntry[V], size)))
 	case i == len(dir[c]):
 		// The first chunk, full before it is full-sized: readers may hold
 		// it, so it is copied into one twice as large, and so is the
 		// directory.
-		grown := make([]mapEntry[V], 2*i)
+		grown := make([]tableEntry[V], 2*i)
 		copy(grown, dir[c])
-		dir = append(make([][]mapEntry[V], 0, cap(dir)), dir...)
+		dir = append(make([][]tableEntry[V], 0, cap(dir)), dir...)
 		dir[c] = grown
 		dir = t.publish(dir)
 	}
-	dir[c][i] = mapEntry[V]{entryKey: entryKey{hash: h, key: k}, val: v}
+	dir[c][i] = tableEntry[V]{key: k, val: v}
 	x := t.index.Load()
 	if int(n+1) > len(x.slots)*3/4 {
-		x = t.reindex(n, 2*len(x.slots))
+		x = t.reindex(2 * len(x.slots))
 	}
-	x.put(h, n)
+	x.put(h>>32, n)
 }
 
 // publish makes dir the table's directory and returns it.
-func (t *keyTable[V]) publish(dir [][]mapEntry[V]) [][]mapEntry[V] {
+func (t *keyTable[V]) publish(dir [][]tableEntry[V]) [][]tableEntry[V] {
 	t.dir.Store(&dir)
 	return dir
 }
 
-// reindex returns a new index of size slots of the first n entries, and
-// makes it the table's.
-func (t *keyTable[V]) reindex(n int32, size int) *tableIndex {
+// reindex returns a new index of size slots holding the entries the
+// table's index holds, and makes it the table's. It reads the old index
+// alone: a slot holds all that placing its entry needs.
+func (t *keyTable[V]) reindex(size int) *tableIndex {
+	old := t.index.Load()
 	x := &tableIndex{slots: make([]atomic.Uint64, size), mask: uint64(size - 1)}
-	for i := range n {
-		x.put(t.entry(i).hash, i)
+	for i := range old.slots {
+		if s := old.slots[i].Load(); s != 0 {
+			x.put(s>>32, int32(uint32(s))-1)
+		}
 	}
 	t.index.Store(x)
 	return x
 }
 
-// put indexes entry i, whose key's hash is h.
-func (x *tableIndex) put(h uint64, i int32) {
-	j := h & x.mask
+// put indexes entry i, whose key's hash has tag as its high 32 bits.
+func (x *tableIndex) put(tag uint64, i int32) {
+	j := tag & x.mask
 	for x.slots[j].Load() != 0 {
 		j = (j + 1) & x.mask
 	}
-	x.slots[j].Store(h>>32<<32 | uint64(uint32(i+1)))
+	x.slots[j].Store(tag<<32 | uint64(uint32(i+1)))
 }
