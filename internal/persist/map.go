@@ -410,6 +410,17 @@ func (m Map[V]) delete(h uint64, k string) Map[V] {
 	if m.root == nil {
 		return m
 	}
+	if m.n == 1 && m.root.lone() {
+		// The last key: no empty root to allocate. (A map of the keys open
+		// at a time, such as a stream's open messages, empties at every
+		// message's end; the tiny allocator would put the empty node in a
+		// 16-byte block with a short string that outlives it, a message
+		// id, and keep the block.)
+		if e := m.root.entries()[0]; e.hash == h && e.key == k {
+			return Map[V]{}
+		}
+		return m
+	}
 	root, removed := mapDelete(m.root, 0, h, k)
 	if !removed {
 		return m
