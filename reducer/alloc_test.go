@@ -47,7 +47,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 12.7, 13.7},
+		}, 10.7, 11.7},
 		{"Builder", func() error {
 			b := reducer.NewBuilder(view.New())
 			for _, e := range evs {
@@ -56,7 +56,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 11.6, 12.6},
+		}, 9.6, 10.6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

@@ -3,7 +3,6 @@ package reducer
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/agview/agview/event"
@@ -314,10 +313,11 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		if role != nil {
 			r = *role
 		}
-		// The id is a copy of its own: the decoder's string shares one
-		// allocation with the event's other strings (role, tag, name), which
-		// the view would otherwise keep for as long as the message.
-		id = strings.Clone(id)
+		// The id is a copy of its own, in the stream's arena: the decoder's
+		// string shares one allocation with the event's other strings (role,
+		// tag, name), which the view would otherwise keep for as long as
+		// the message.
+		id = f.st.Strings().Clone(id)
 		m := model.NewMsg(id, r, f.msgInfo(tag, cloneStr(name), meta))
 		m.HasText, m.Status = true, model.EntOpen
 		loc = f.place(m, record, true, nil, &idx)
@@ -371,7 +371,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	if meta == nil {
-		f.inv(loc.Inv).AppendText(loc.Pos, delta)
+		f.inv(loc.Inv).AppendText(loc.Pos, delta, f.st.Strings())
 		return
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
@@ -379,7 +379,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	info.Meta = info.Meta.Merge(meta)
 	c.SetInfo(&info)
 	c.HasText = true
-	c.Text = c.Text.Append(delta)
+	c.Text = c.Text.AppendIn(f.st.Strings(), delta)
 	f.putMsg(loc, &c)
 }
 
@@ -596,7 +596,7 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 		c = *holder.Calls().At(idx).WithInfo()
 		c.Info.Meta = c.Info.Meta.Merge(meta)
 	}
-	c.Args = c.Args.Append(delta)
+	c.Args = c.Args.AppendIn(f.st.Strings(), delta)
 	f.putCall(&holder, loc, idx, &c)
 	return nil
 }

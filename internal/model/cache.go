@@ -45,14 +45,38 @@ func (s *slab[T]) claim() *T {
 	return nil
 }
 
-// slabs are the slabs a stream's states allocate from. It is never written
-// once a state points to it: replacing a used-up slab makes a new slabs.
+// slabs are the slabs a stream's states allocate from, and the arena its
+// short strings are copied into. It is never written once a state points
+// to it: replacing a used-up slab makes a new slabs.
 type slabs struct {
 	views  *slab[View]
 	groups *slab[hotGroup]
+	// strs is the arena of the stream's message ids and short texts (see
+	// State.Strings). Every slabs made from none has a new one, and its
+	// copies share it: a stream has one, and streams folded from one empty
+	// view each have their own.
+	strs *persist.Arena
 	// detached: the states allocate their views one at a time, never from a
 	// slab (see View.Detached); views is nil.
 	detached bool
+}
+
+// strings returns m's arena, a new one when m is nil.
+func (m *slabs) strings() *persist.Arena {
+	if m == nil {
+		return new(persist.Arena)
+	}
+	return m.strs
+}
+
+// Strings returns the arena the stream's short strings are copied into
+// (see persist.Arena), or nil when s has never been folded into (nil
+// clones each string on its own).
+func (s *State) Strings() *persist.Arena {
+	if s.mem == nil {
+		return nil
+	}
+	return s.mem.strs
 }
 
 func (m *slabs) viewSlab() *slab[View] {
@@ -71,7 +95,7 @@ func (m *slabs) groupSlab() *slab[hotGroup] {
 
 // withViews returns a copy of m with the view slab s.
 func (m *slabs) withViews(s *slab[View]) *slabs {
-	c := &slabs{views: s}
+	c := &slabs{views: s, strs: m.strings()}
 	if m != nil {
 		c.groups = m.groups
 	}
@@ -84,7 +108,7 @@ func (m *slabs) detach() *slabs {
 	if m != nil && m.detached {
 		return m
 	}
-	c := &slabs{detached: true}
+	c := &slabs{detached: true, strs: m.strings()}
 	if m != nil {
 		c.groups = m.groups
 	}
@@ -93,7 +117,7 @@ func (m *slabs) detach() *slabs {
 
 // withGroups returns a copy of m with the group slab s.
 func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
-	c := &slabs{groups: s}
+	c := &slabs{groups: s, strs: m.strings()}
 	if m != nil {
 		c.views, c.detached = m.views, m.detached
 	}
@@ -243,16 +267,17 @@ func (d *InvData) Appendable(pos int) (id string, ok bool) {
 // text or absent (it is text afterwards); i must not be published yet. The
 // text becomes the node's hot text: a run of deltas into one message copies
 // no message. The previous hot message, if another, is written back to the
-// vector.
-func (i *Inv) AppendText(pos int, delta string) {
+// vector. The first bytes of an empty text are copied into a, the stream's
+// arena (see Text.AppendIn).
+func (i *Inv) AppendText(pos int, delta string, a *persist.Arena) {
 	d := &i.d
 	if d.textHot && int(d.HotPos) == pos {
-		d.hotText = d.hotText.Append(delta)
+		d.hotText = d.hotText.AppendIn(a, delta)
 		return
 	}
 	if d.hasHot() && int(d.HotPos) != pos {
 		d.writeBack()
 	}
-	d.hotText = d.stored(pos).Text.Append(delta)
+	d.hotText = d.stored(pos).Text.AppendIn(a, delta)
 	d.HotPos, d.textHot = int32(pos), true
 }

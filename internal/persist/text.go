@@ -60,17 +60,21 @@ func (t Text) buf() *textBuf {
 }
 
 // Append returns t followed by s. Appending "" returns t itself.
-func (t Text) Append(s string) Text {
+func (t Text) Append(s string) Text { return t.AppendIn(nil, s) }
+
+// AppendIn is Append, copying the first bytes of an empty text into a (see
+// Arena; nil: an allocation of their own).
+func (t Text) AppendIn(a *Arena, s string) Text {
 	if s == "" {
 		return t
 	}
 	n := t.Len()
 	if n == 0 {
 		// The first bytes are a finished text of their own length: a text
-		// that gets one delta only (a short message) costs one allocation
-		// and nothing to compact. A second delta copies them into a buffer
+		// that gets one delta only (a short message) costs its bytes and
+		// nothing to compact. A second delta copies them into a buffer
 		// with room to grow.
-		return TextOf(strings.Clone(s))
+		return TextOf(a.Clone(s))
 	}
 	need := n + len(s)
 	if b := t.buf(); b != nil && need <= len(b.b) && b.used.CompareAndSwap(int64(n), int64(need)) {

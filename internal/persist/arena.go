@@ -1,0 +1,61 @@
+package persist
+
+import (
+	"strings"
+	"sync/atomic"
+	"unsafe"
+)
+
+// arenaChunkSize is the size of an arena chunk: with its counter, exactly
+// the allocator's 8192-byte size class.
+const arenaChunkSize = 8192 - 4
+
+// arenaMaxLen is the longest string an Arena packs; a longer one is cloned
+// on its own, where the allocator's rounding costs at most an eighth of it.
+const arenaMaxLen = 128
+
+// Arena hands out copies of short strings, packed one after another into
+// shared chunks of 8 KB. A stream's states keep its message ids and short
+// texts for as long as the stream is viewed, each copy in an allocation of
+// its own: an 8-byte id takes a 16-byte block (the tiny allocator's, which
+// a shorter-lived neighbour often shares and cannot free), and a
+// 70-character text the 80-byte size class. In an arena, each takes its
+// bytes and nothing more.
+//
+// A chunk stays alive while any string in it does, so an arena is for
+// strings that mostly live as long as one another (those of one stream).
+// Strings are never written once handed out; any number of goroutines may
+// clone into one arena at once (a chunk's bytes are claimed with an atomic
+// add). The zero Arena is ready to use, and a nil *Arena clones each string
+// on its own.
+type Arena struct {
+	cur atomic.Pointer[arenaChunk]
+}
+
+// arenaChunk is one chunk of an Arena: used bytes of b are claimed (and
+// written only by the goroutine that claimed them); used may run past the
+// end, which leaves the chunk full for every later claim. It holds no
+// pointer, so the garbage collector never scans it.
+type arenaChunk struct {
+	used atomic.Int32
+	b    [arenaChunkSize]byte
+}
+
+// Clone returns a copy of s that shares no memory with it.
+func (a *Arena) Clone(s string) string {
+	n := int32(len(s))
+	if a == nil || n == 0 || n > arenaMaxLen {
+		return strings.Clone(s)
+	}
+	for {
+		c := a.cur.Load()
+		if c != nil && c.used.Load() <= arenaChunkSize-n {
+			if end := c.used.Add(n); end <= arenaChunkSize {
+				b := c.b[end-n : end]
+				copy(b, s)
+				return unsafe.String(&b[0], n)
+			}
+		}
+		a.cur.CompareAndSwap(c, new(arenaChunk))
+	}
+}
