@@ -47,26 +47,52 @@ func (s *slab[T]) claim() *T {
 
 // slabs are the slabs a stream's states allocate from, and the arena its
 // short strings are copied into. It is never written once a state points
-// to it: replacing a used-up slab makes a new slabs.
+// to it, but for its arena's atomic claims: replacing a used-up slab makes
+// a new slabs.
 type slabs struct {
 	views  *slab[View]
 	groups *slab[hotGroup]
 	// strs is the arena of the stream's message ids and short texts (see
-	// State.Strings). Every slabs made from none has a new one, and its
-	// copies share it: a stream has one, and streams folded from one empty
-	// view each have their own.
-	strs *persist.Arena
+	// State.Strings). A slabs made from none has a new one; a slabs made
+	// from another has one split from that one's (see persist.Arena.Split):
+	// it goes on filling the same chunk, then chunks of its own. Versions
+	// that fork from one view share its slabs until their view slab is used
+	// up (at most slabSize folds), then each makes slabs of its own, so a
+	// fork's strings share chunks with another's for that long only, and a
+	// fork kept does not keep alive the strings of the forks dropped
+	// (streams folded from one published view, each from its own empty
+	// view, each have their own arena).
+	strs persist.Arena
+	// born is the step of the state that made a detached slabs: detached
+	// states have no view slab to use up, so a detached slabs is replaced
+	// by a copy with its arena split once it is slabSize folds old (see
+	// aged), for the same bound.
+	born uint64
 	// detached: the states allocate their views one at a time, never from a
 	// slab (see View.Detached); views is nil.
 	detached bool
 }
 
-// strings returns m's arena, a new one when m is nil.
-func (m *slabs) strings() *persist.Arena {
-	if m == nil {
-		return new(persist.Arena)
+// newSlabs returns slabs whose arena is split from m's, or new when m is
+// nil.
+func newSlabs(m *slabs) *slabs {
+	c := new(slabs)
+	if m != nil {
+		c.strs.Split(&m.strs)
+		c.born = m.born
 	}
-	return m.strs
+	return c
+}
+
+// aged returns m, detached, for a state of the given step: m itself, or a
+// copy of it with its arena split when m is slabSize folds old or more.
+func (m *slabs) aged(step uint64) *slabs {
+	if step < m.born+slabSize {
+		return m
+	}
+	c := newSlabs(m)
+	c.groups, c.detached, c.born = m.groups, true, step
+	return c
 }
 
 // Strings returns the arena the stream's short strings are copied into
@@ -76,7 +102,7 @@ func (s *State) Strings() *persist.Arena {
 	if s.mem == nil {
 		return nil
 	}
-	return s.mem.strs
+	return &s.mem.strs
 }
 
 func (m *slabs) viewSlab() *slab[View] {
@@ -95,20 +121,23 @@ func (m *slabs) groupSlab() *slab[hotGroup] {
 
 // withViews returns a copy of m with the view slab s.
 func (m *slabs) withViews(s *slab[View]) *slabs {
-	c := &slabs{views: s, strs: m.strings()}
+	c := newSlabs(m)
+	c.views = s
 	if m != nil {
 		c.groups = m.groups
 	}
 	return c
 }
 
-// detach returns m detached: without its view slab, and allocating views
-// one at a time from then on (m itself when it is detached already).
-func (m *slabs) detach() *slabs {
+// detach returns m detached, for a state of the given step: without its
+// view slab, and allocating views one at a time from then on (m itself
+// when it is detached already, unless it has aged).
+func (m *slabs) detach(step uint64) *slabs {
 	if m != nil && m.detached {
-		return m
+		return m.aged(step)
 	}
-	c := &slabs{detached: true, strs: m.strings()}
+	c := newSlabs(m)
+	c.detached, c.born = true, step
 	if m != nil {
 		c.groups = m.groups
 	}
@@ -117,7 +146,8 @@ func (m *slabs) detach() *slabs {
 
 // withGroups returns a copy of m with the group slab s.
 func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
-	c := &slabs{groups: s, strs: m.strings()}
+	c := newSlabs(m)
+	c.groups = s
 	if m != nil {
 		c.views, c.detached = m.views, m.detached
 	}

@@ -22,7 +22,9 @@ func NewView(st State) *View { return &View{st: st} }
 func (v *View) Next() *View {
 	m := v.st.mem
 	if m != nil && m.detached {
-		return &View{st: v.st}
+		nv := &View{st: v.st}
+		nv.st.mem = m.aged(v.st.Step)
+		return nv
 	}
 	nv := m.viewSlab().claim()
 	if nv == nil {
@@ -55,7 +57,7 @@ func (v *View) DetachedInto(dst *View) *View {
 		dst = new(View)
 	}
 	dst.st = v.st
-	dst.st.mem = v.st.mem.detach()
+	dst.st.mem = v.st.mem.detach(v.st.Step)
 	return dst
 }
 

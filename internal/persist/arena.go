@@ -24,6 +24,9 @@ const arenaMaxLen = 128
 //
 // A chunk stays alive while any string in it does, so an arena is for
 // strings that mostly live as long as one another (those of one stream).
+// Versions of a stream that part (forks of one view, each of which may be
+// kept or dropped) must not fill chunks together for long: each takes an
+// arena split from the one they shared (see Split).
 // Strings are never written once handed out; any number of goroutines may
 // clone into one arena at once (a chunk's bytes are claimed with an atomic
 // add). The zero Arena is ready to use, and a nil *Arena clones each string
@@ -57,5 +60,15 @@ func (a *Arena) Clone(s string) string {
 			}
 		}
 		a.cur.CompareAndSwap(c, new(arenaChunk))
+	}
+}
+
+// Split makes a, an arena nothing has cloned into, go on from b's current
+// chunk: a and b fill that chunk together until it is full, then chunks of
+// their own, so that the strings of one pin the other's for one chunk at
+// most. A nil b leaves a as it is.
+func (a *Arena) Split(b *Arena) {
+	if b != nil {
+		a.cur.Store(b.cur.Load())
 	}
 }
