@@ -43,17 +43,36 @@ type arenaChunk struct {
 
 // Clone returns a copy of s that shares no memory with it.
 func (a *Arena) Clone(s string) string {
-	n := int32(len(s))
-	if a == nil || n == 0 || n > arenaMaxLen {
+	b := a.claim(len(s))
+	if b == nil {
 		return strings.Clone(s)
 	}
+	copy(b, s)
+	return unsafe.String(&b[0], len(b))
+}
+
+// CloneBytes returns a copy of b as a string.
+func (a *Arena) CloneBytes(b []byte) string {
+	c := a.claim(len(b))
+	if c == nil {
+		return string(b)
+	}
+	copy(c, b)
+	return unsafe.String(&c[0], len(c))
+}
+
+// claim returns n bytes of a chunk for the caller alone to write, or nil
+// when a is nil or n is 0 or more than arenaMaxLen.
+func (a *Arena) claim(n int) []byte {
+	if a == nil || n == 0 || n > arenaMaxLen {
+		return nil
+	}
+	m := int32(n)
 	for {
 		c := a.cur.Load()
-		if c != nil && c.used.Load() <= arenaChunkSize-n {
-			if end := c.used.Add(n); end <= arenaChunkSize {
-				b := c.b[end-n : end]
-				copy(b, s)
-				return unsafe.String(&b[0], n)
+		if c != nil && c.used.Load() <= arenaChunkSize-m {
+			if end := c.used.Add(m); end <= arenaChunkSize {
+				return c.b[end-m : end : end]
 			}
 		}
 		a.cur.CompareAndSwap(c, new(arenaChunk))
