@@ -106,9 +106,10 @@
 // read by FoldJSON from its wire bytes it allocates no event and no string
 // (the ids are only looked up), and folded by a Builder it allocates
 // nothing but room for its text. The short strings a view keeps (message
-// and tool call ids, texts of one delta) are copied into 8 KB chunks that
-// a stream's views share, each costing its bytes alone; a chunk is freed
-// once no view holds any of its strings.
+// and tool call ids, texts of one delta) are copied into chunks of up to
+// 8 KB (the first 128 bytes, each next one twice the last) that a stream's
+// views share, each costing its bytes alone; a chunk is freed once no view
+// holds any of its strings.
 //
 // # Concurrency
 //

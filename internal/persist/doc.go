@@ -22,8 +22,8 @@
 //     bytes), String is O(1) and does not allocate.
 //
 // [Arena] is not a collection but where a stream's short strings (message
-// ids, short texts) are copied: packed back to back into shared 8 KB
-// chunks, each costing its bytes alone.
+// ids, short texts) are copied: packed back to back into shared chunks of
+// up to 8 KB, each costing its bytes alone.
 //
 // The zero value of every collection is an empty collection ready to use.
 // Values are small structs meant to be passed and stored by value; copying one
