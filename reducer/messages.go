@@ -208,15 +208,16 @@ func scanString(raw []byte) (escaped, ok bool) {
 
 // resultContent reads a tool result's content into what its tool message
 // holds (see content) and what its call keeps: the content as sent, in its
-// own bytes, which the message's text shares when the content is a JSON
-// string without escapes (the text is then the literal's body).
-func resultContent(raw json.RawMessage) (sent string, text persist.Text, isText bool, other json.RawMessage) {
+// own bytes (in strs, the stream's arena, when short), which the message's
+// text shares when the content is a JSON string without escapes (the text
+// is then the literal's body).
+func resultContent(strs *persist.Arena, raw json.RawMessage) (sent string, text persist.Text, isText bool, other json.RawMessage) {
 	if escaped, ok := scanString(raw); ok && !escaped {
-		sent = string(raw)
+		sent = strs.CloneBytes(raw)
 		return sent, persist.TextOf(sent[1 : len(sent)-1]), true, nil
 	}
 	text, isText, other = content(raw)
-	return string(raw), text, isText, other
+	return strs.CloneBytes(raw), text, isText, other
 }
 
 func isHex4(b []byte) bool {
@@ -509,7 +510,12 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	default:
 		owner = model.Parent
 	}
+	// The strings the view keeps are copies of their own, in the stream's
+	// arena (see msgStart).
+	strs := f.st.Strings()
+	idKept := false
 	if !known {
+		id, idKept = strs.Clone(id), true
 		f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
 	}
 	open := func(loc model.Loc, idx int) {
@@ -543,7 +549,18 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 			return f.violation("A1", "tool call '%s' needs an assistant message '%s', but that id names a %s; one id names one message of one kind", id, id, tm.Kind())
 		}
 	}
-	c := &model.Call{ID: id, Name: name, Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
+	if !idKept {
+		id = strs.Clone(id)
+	}
+	switch {
+	case exists:
+		target = tm.ID
+	case parentMsg != nil && target == *parentMsg:
+		target = strs.Clone(target)
+	default:
+		target = id
+	}
+	c := &model.Call{ID: id, Name: strs.Clone(name), Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
 	idx := 0
 	if exists {
 		h := *tm
@@ -634,9 +651,13 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	if e.Role != nil {
 		role = *e.Role
 	}
-	callID := e.ToolCallID
-	m := model.NewMsg(e.MessageID, role, model.ToolInfo(f.tagOf(tag), callID, e.Metadata))
-	sent, text, isText, other := resultContent(e.Content)
+	// The strings the view keeps are copies of their own, in the stream's
+	// arena: the decoder's share one allocation with the event's others
+	// (see msgStart).
+	strs := f.st.Strings()
+	id, callID := strs.Clone(e.MessageID), strs.Clone(e.ToolCallID)
+	m := model.NewMsg(id, role, model.ToolInfo(f.tagOf(tag), callID, e.Metadata))
+	sent, text, isText, other := resultContent(strs, e.Content)
 	m.Text, m.HasText, m.Info().Raw = text, isText, other
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
@@ -669,9 +690,9 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, after, nil)
 	if after != nil {
 		calls := f.writeCalls()
-		calls.ResultAfter = calls.ResultAfter.Set(holder.ID, e.MessageID)
+		calls.ResultAfter = calls.ResultAfter.Set(holder.ID, id)
 		f.changeCall(holder, hloc, idx, func(c *model.Call) {
-			c.Result, c.HasResult, c.ResultContent = e.MessageID, true, sent
+			c.Result, c.HasResult, c.ResultContent = id, true, sent
 		})
 	}
 	return nil

@@ -6,16 +6,21 @@ import (
 	"unsafe"
 )
 
-// arenaChunkSize is the size of an arena chunk: with its counter, exactly
-// the allocator's 8192-byte size class.
-const arenaChunkSize = 8192 - 4
+// arenaChunkSize is the size of a full-sized arena chunk, a size class of
+// the allocator. An arena's first chunk is arenaFirstChunk bytes, and each
+// next one twice the last, up to this: a stream with a few short strings
+// takes a few hundred bytes, not a whole chunk.
+const (
+	arenaChunkSize  = 8192
+	arenaFirstChunk = 128
+)
 
 // arenaMaxLen is the longest string an Arena packs; a longer one is cloned
 // on its own, where the allocator's rounding costs at most an eighth of it.
 const arenaMaxLen = 128
 
 // Arena hands out copies of short strings, packed one after another into
-// shared chunks of 8 KB. A stream's states keep its message ids and short
+// shared chunks of up to 8 KB. A stream's states keep its message ids and short
 // texts for as long as the stream is viewed, each copy in an allocation of
 // its own: an 8-byte id takes a 16-byte block (the tiny allocator's, which
 // a shorter-lived neighbour often shares and cannot free), and a
@@ -37,29 +42,53 @@ type Arena struct {
 
 // arenaChunk is one chunk of an Arena: used bytes of b are claimed (and
 // written only by the goroutine that claimed them); used may run past the
-// end, which leaves the chunk full for every later claim. It holds no
-// pointer, so the garbage collector never scans it.
+// end, which leaves the chunk full for every later claim. The strings
+// point into b, which holds no pointer: the garbage collector never scans
+// it, and frees the chunk itself once the arena has moved on.
 type arenaChunk struct {
 	used atomic.Int32
-	b    [arenaChunkSize]byte
+	b    []byte
 }
 
 // Clone returns a copy of s that shares no memory with it.
 func (a *Arena) Clone(s string) string {
-	n := int32(len(s))
-	if a == nil || n == 0 || n > arenaMaxLen {
+	b := a.claim(len(s))
+	if b == nil {
 		return strings.Clone(s)
 	}
+	copy(b, s)
+	return unsafe.String(&b[0], len(b))
+}
+
+// CloneBytes returns a copy of b as a string.
+func (a *Arena) CloneBytes(b []byte) string {
+	c := a.claim(len(b))
+	if c == nil {
+		return string(b)
+	}
+	copy(c, b)
+	return unsafe.String(&c[0], len(c))
+}
+
+// claim returns n bytes of a chunk for the caller alone to write, or nil
+// when a is nil or n is 0 or more than arenaMaxLen.
+func (a *Arena) claim(n int) []byte {
+	if a == nil || n == 0 || n > arenaMaxLen {
+		return nil
+	}
+	m := int32(n)
 	for {
 		c := a.cur.Load()
-		if c != nil && c.used.Load() <= arenaChunkSize-n {
-			if end := c.used.Add(n); end <= arenaChunkSize {
-				b := c.b[end-n : end]
-				copy(b, s)
-				return unsafe.String(&b[0], n)
+		size := arenaFirstChunk
+		if c != nil {
+			if c.used.Load() <= int32(len(c.b))-m {
+				if end := c.used.Add(m); end <= int32(len(c.b)) {
+					return c.b[end-m : end : end]
+				}
 			}
+			size = min(2*len(c.b), arenaChunkSize)
 		}
-		a.cur.CompareAndSwap(c, new(arenaChunk))
+		a.cur.CompareAndSwap(c, &arenaChunk{b: make([]byte, size)})
 	}
 }
 

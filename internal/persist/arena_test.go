@@ -11,10 +11,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestArenaChunkSize pins a chunk to the allocator's 8192-byte size class:
-// one byte more would take the 9472-byte class, 15 % more a chunk.
-func TestArenaChunkSize(t *testing.T) {
-	assert.Equal(t, uintptr(8192), unsafe.Sizeof(arenaChunk{}))
+// TestArenaChunkSizes checks that chunks double from the first size to the
+// full one, and that a stream with a few short strings takes one small
+// chunk.
+func TestArenaChunkSizes(t *testing.T) {
+	t.Parallel()
+	var a Arena
+	a.Clone("m-1")
+	assert.Equal(t, arenaFirstChunk, len(a.cur.Load().b), "a few strings take the first, small chunk")
+	var sizes []int
+	for range 20_000 {
+		a.Clone("0123456789")
+		if n := len(a.cur.Load().b); len(sizes) == 0 || sizes[len(sizes)-1] != n {
+			sizes = append(sizes, n)
+		}
+	}
+	assert.Equal(t, []int{128, 256, 512, 1024, 2048, 4096, 8192}, sizes)
+	assert.Zero(t, arenaChunkSize&(arenaChunkSize-1), "a full chunk is a power of two, a size class")
+	assert.GreaterOrEqual(t, arenaFirstChunk, arenaMaxLen, "the longest string packed fits in the first chunk")
 }
 
 // TestArenaClone checks that a clone equals its source and shares no
