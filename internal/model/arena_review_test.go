@@ -48,7 +48,8 @@ func follows(a, b string) bool {
 // TestArenaOneStreamFillsChunks folds one stream far past its view slabs:
 // the arena it copies strings into goes on in the same chunk when its
 // slabs are replaced (every slabSize folds), so that a new chunk is
-// started only when one is full, not once per slab.
+// started only when one is full, not once per slab (nor, chunks growing
+// from small to full-sized, a small one once per slab).
 func TestArenaOneStreamFillsChunks(t *testing.T) {
 	t.Parallel()
 	const n = 3000
@@ -60,8 +61,10 @@ func TestArenaOneStreamFillsChunks(t *testing.T) {
 			breaks++
 		}
 	}
+	// Full chunks of 8 KB hold 136 clones; the first chunks, from 128
+	// bytes up, take eight breaks more.
 	perChunk := 8000 / 60
-	assert.LessOrEqual(t, breaks, n/perChunk+1,
+	assert.LessOrEqual(t, breaks, n/perChunk+8,
 		"%d clones of 60 bytes started %d chunks: a chunk was left part-filled (once every %d folds: every slab?)",
 		n, breaks+1, n/max(breaks, 1))
 }

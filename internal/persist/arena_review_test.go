@@ -17,7 +17,7 @@ func chunkOf(s string, chunks []*arenaChunk) *arenaChunk {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	for _, c := range chunks {
 		lo := uintptr(unsafe.Pointer(&c.b[0]))
-		if p >= lo && p < lo+arenaChunkSize {
+		if p >= lo && p < lo+uintptr(len(c.b)) {
 			return c
 		}
 	}
@@ -76,8 +76,8 @@ func TestArenaSplit(t *testing.T) {
 func TestArenaSplitConcurrent(t *testing.T) {
 	t.Parallel()
 	var base Arena
-	for base.cur.Load() == nil || base.cur.Load().used.Load() < arenaChunkSize-100 {
-		base.Clone(strings.Repeat("p", 100)) // the shared chunk is nearly full
+	for base.cur.Load() == nil || len(base.cur.Load().b) < arenaChunkSize || base.cur.Load().used.Load() < arenaChunkSize-100 {
+		base.Clone(strings.Repeat("p", 100)) // a full-sized shared chunk, nearly full
 	}
 	const workers, each = 4, 3000
 	arenas := make([]*Arena, workers)
