@@ -53,15 +53,14 @@ type slabs struct {
 	views  *slab[View]
 	groups *slab[hotGroup]
 	// strs is the arena of the stream's message ids and short texts (see
-	// State.Strings). A slabs made from none has a new one; a slabs made
-	// from another has one split from that one's (see persist.Arena.Split):
-	// it goes on filling the same chunk, then chunks of its own. Versions
-	// that fork from one view share its slabs until their view slab is used
-	// up (at most slabSize folds), then each makes slabs of its own, so a
+	// State.Strings). A slabs made from none has a new one, so streams
+	// folded from one empty view each have their own; a slabs made from
+	// another has one split from that one's (see persist.Arena.Split), which
+	// goes on filling the same chunk, then chunks of its own. Versions that
+	// fork from one published view share its slabs until their view slab is
+	// used up (at most slabSize folds), then each makes slabs of its own: a
 	// fork's strings share chunks with another's for that long only, and a
-	// fork kept does not keep alive the strings of the forks dropped
-	// (streams folded from one published view, each from its own empty
-	// view, each have their own arena).
+	// fork kept does not keep alive the strings of the forks dropped.
 	strs persist.Arena
 	// born is the step of the state that made a detached slabs: detached
 	// states have no view slab to use up, so a detached slabs is replaced
