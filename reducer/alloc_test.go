@@ -47,7 +47,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 10.9, 11.9},
+		}, 11.8, 12.8},
 		{"Builder", func() error {
 			b := reducer.NewBuilder(view.New())
 			for _, e := range evs {
@@ -56,7 +56,7 @@ func TestFoldAllocations(t *testing.T) {
 				}
 			}
 			return nil
-		}, 9.8, 10.8},
+		}, 10.8, 11.8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

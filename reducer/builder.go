@@ -230,7 +230,7 @@ func (b *Builder) streamedArgs(d delta, text string) bool {
 	st.Step++
 	if text != "" {
 		nd.Version = st.Step
-		s.call.Args = s.call.Args.AppendIn(st.Strings(), text)
+		s.call.Args = s.call.Args.Append(text)
 	}
 	st.Events++
 	return true
@@ -292,7 +292,7 @@ func (b *Builder) streamed(d delta, text string) bool {
 	st.Step++
 	if text != "" {
 		nd.Version = st.Step
-		n.AppendText(s.pos, text, st.Strings())
+		n.AppendText(s.pos, text)
 	}
 	st.Events++
 	return true

@@ -372,7 +372,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		return
 	}
 	if meta == nil {
-		f.inv(loc.Inv).AppendText(loc.Pos, delta, f.st.Strings())
+		f.inv(loc.Inv).AppendText(loc.Pos, delta)
 		return
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
@@ -380,7 +380,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	info.Meta = info.Meta.Merge(meta)
 	c.SetInfo(&info)
 	c.HasText = true
-	c.Text = c.Text.AppendIn(f.st.Strings(), delta)
+	c.Text = c.Text.Append(delta)
 	f.putMsg(loc, &c)
 }
 
@@ -425,8 +425,9 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		c.SetInfo(&info)
 	}
 	c.Status = model.EntClosed
-	// The text is complete: give back the room its buffer kept to grow.
-	c.Text = c.Text.Compact()
+	// The text is complete: give back the room its buffer kept to grow, and
+	// a short one's size-class rounding (see persist.Text.CompactIn).
+	c.Text = c.Text.CompactIn(f.st.Strings())
 	f.putMsg(o.Loc, &c)
 }
 
@@ -613,7 +614,7 @@ func (f *folder) toolArgs(id, delta string, tag model.Owner, meta json.RawMessag
 		c = *holder.Calls().At(idx).WithInfo()
 		c.Info.Meta = c.Info.Meta.Merge(meta)
 	}
-	c.Args = c.Args.AppendIn(f.st.Strings(), delta)
+	c.Args = c.Args.Append(delta)
 	f.putCall(&holder, loc, idx, &c)
 	return nil
 }
@@ -636,8 +637,8 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 		}
 		c.Status = model.EntClosed
 		// The arguments are complete: give back the room their buffer kept
-		// to grow.
-		c.Args = c.Args.Compact()
+		// to grow, and short ones' size-class rounding.
+		c.Args = c.Args.CompactIn(f.st.Strings())
 		f.putCall(&holder, o.Loc, o.Idx, &c)
 	}
 	return nil

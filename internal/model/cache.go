@@ -296,17 +296,16 @@ func (d *InvData) Appendable(pos int) (id string, ok bool) {
 // text or absent (it is text afterwards); i must not be published yet. The
 // text becomes the node's hot text: a run of deltas into one message copies
 // no message. The previous hot message, if another, is written back to the
-// vector. The first bytes of an empty text are copied into a, the stream's
-// arena (see Text.AppendIn).
-func (i *Inv) AppendText(pos int, delta string, a *persist.Arena) {
+// vector.
+func (i *Inv) AppendText(pos int, delta string) {
 	d := &i.d
 	if d.textHot && int(d.HotPos) == pos {
-		d.hotText = d.hotText.AppendIn(a, delta)
+		d.hotText = d.hotText.Append(delta)
 		return
 	}
 	if d.hasHot() && int(d.HotPos) != pos {
 		d.writeBack()
 	}
-	d.hotText = d.stored(pos).Text.AppendIn(a, delta)
+	d.hotText = d.stored(pos).Text.Append(delta)
 	d.HotPos, d.textHot = int32(pos), true
 }

@@ -69,8 +69,6 @@ func checkMsgs(t require.TestingT, n *Inv, want []*msgModel, label string) {
 func TestInvMessagesModel(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		// The stream's arena, shared by every version as a stream's states share it.
-		arena := new(persist.Arena)
 		versions := []*Inv{NewInv(InvData{Key: 3, Info: &InvInfo{}})}
 		models := [][]*msgModel{nil}
 		fresh := 0
@@ -115,7 +113,7 @@ func TestInvMessagesModel(t *testing.T) {
 				for range rapid.IntRange(1, 3).Draw(t, "deltas") {
 					pos := rapid.SampledFrom(ps).Draw(t, "pos")
 					delta := rapid.StringN(0, 4, -1).Draw(t, "delta")
-					n.AppendText(pos, delta, arena)
+					n.AppendText(pos, delta)
 					ms[pos].text += delta
 					ms[pos].hasText = true
 				}
@@ -170,7 +168,7 @@ func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 	var stream []*Inv
 	for range 100 {
 		n = n.Clone()
-		n.AppendText(0, "tok ", nil)
+		n.AppendText(0, "tok ")
 		stream = append(stream, n)
 	}
 	for i, v := range stream {

@@ -104,18 +104,34 @@ func TestArenaConcurrent(t *testing.T) {
 	}
 }
 
-// TestTextAppendIn checks that a text's first bytes go into the arena and
-// later ones into the text's own growable buffer, as Append's do.
-func TestTextAppendIn(t *testing.T) {
+// TestTextCompactIn checks that a finished short text is copied into the
+// arena, that its deltas are not while it streams, and that a long text is
+// compacted as Compact does.
+func TestTextCompactIn(t *testing.T) {
 	t.Parallel()
 	var a Arena
-	first := Text{}.AppendIn(&a, "hello")
-	assert.Equal(t, "hello", first.String())
-	assert.Equal(t, int32(5), a.cur.Load().used.Load(), "the first bytes are in the arena")
-	more := first.AppendIn(&a, " world")
+	first := Text{}.Append("hello")
+	more := first.Append(" world")
+	assert.Nil(t, a.cur.Load(), "deltas are not copied into the arena")
+	done := more.CompactIn(&a)
+	assert.Equal(t, "hello world", done.String())
+	assert.Equal(t, int32(len("hello world")), a.cur.Load().used.Load(), "the finished text is in the arena")
+	assert.Nil(t, done.buf(), "a compacted text is finished")
+	assert.Equal(t, "hello", first.String(), "the earlier texts are unchanged")
 	assert.Equal(t, "hello world", more.String())
-	assert.Equal(t, int32(5), a.cur.Load().used.Load(), "a second delta grows a buffer of the text's own")
-	assert.Equal(t, "hello", first.String(), "the first text is unchanged")
+
+	single := Text{}.Append("one delta").CompactIn(&a)
+	assert.Equal(t, "one delta", single.String())
+	assert.Equal(t, int32(len("hello world")+len("one delta")), a.cur.Load().used.Load())
+
+	long := Text{}.Append(strings.Repeat("x", arenaMaxLen)).Append("y")
+	c := long.CompactIn(&a)
+	assert.Equal(t, long.String(), c.String())
+	assert.Nil(t, c.buf(), "a long text is finished too")
+	assert.Equal(t, int32(len("hello world")+len("one delta")), a.cur.Load().used.Load(), "a long text is not copied into the arena")
+
+	assert.Equal(t, "hello world", more.CompactIn(nil).String())
+	assert.True(t, Text{}.CompactIn(&a).IsEmpty())
 }
 
 // sink keeps the benchmarks' clones alive, as a view keeps its ids.

@@ -60,21 +60,17 @@ func (t Text) buf() *textBuf {
 }
 
 // Append returns t followed by s. Appending "" returns t itself.
-func (t Text) Append(s string) Text { return t.AppendIn(nil, s) }
-
-// AppendIn is Append, copying the first bytes of an empty text into a (see
-// Arena; nil: an allocation of their own).
-func (t Text) AppendIn(a *Arena, s string) Text {
+func (t Text) Append(s string) Text {
 	if s == "" {
 		return t
 	}
 	n := t.Len()
 	if n == 0 {
 		// The first bytes are a finished text of their own length: a text
-		// that gets one delta only (a short message) costs its bytes and
-		// nothing to compact. A second delta copies them into a buffer
+		// that gets one delta only (a short message) costs one allocation
+		// and nothing to compact. A second delta copies them into a buffer
 		// with room to grow.
-		return TextOf(a.Clone(s))
+		return TextOf(strings.Clone(s))
 	}
 	need := n + len(s)
 	if b := t.buf(); b != nil && need <= len(b.b) && b.used.CompareAndSwap(int64(n), int64(need)) {
@@ -109,7 +105,17 @@ func textSpare(n int) int {
 // growable buffer's header, and in a copy of their own length when the
 // buffer has much more room than t uses (the room to grow a stream needs,
 // which a finished text no longer does). Appending to the result copies it.
-func (t Text) Compact() Text {
+func (t Text) Compact() Text { return t.CompactIn(nil) }
+
+// CompactIn is Compact, and copies a short finished text (up to 128 bytes)
+// into a, where it costs its bytes alone rather than its size class (see
+// Arena; nil: no such copy). A text's first delta is not copied into an
+// arena when it arrives: were another delta to follow, the arena would keep
+// the dead copy for as long as its neighbours.
+func (t Text) CompactIn(a *Arena) Text {
+	if a != nil && !t.IsEmpty() && t.Len() <= arenaMaxLen {
+		return TextOf(a.Clone(t.String()))
+	}
 	b := t.buf()
 	if b == nil {
 		return t
