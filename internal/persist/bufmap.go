@@ -38,24 +38,21 @@ const bufLen = 32
 // a filter of its keys (see keyFilter), so that looking up a key it does
 // not hold seldom walks it.
 //
-// A version keeps its table alive, and with it the entries its descendants
-// added: a map kept while the versions derived from it are dropped holds
-// what they added until it is dropped too (a stream's views all share the
-// one table, so a stream pays nothing for this). A version whose log is
-// full likewise keeps the trie and table its first successor moved the
-// log into.
+// A version keeps alive the table as it saw it: the chunks and index of its
+// header (see keyTable), and the entries its descendants wrote into its
+// last chunk (at most 1023), not the rest of what they added. A version
+// whose log is full likewise keeps the trie and table its first successor
+// moved the log into.
 //
 // Costs: Get scans the log (at most 32 hashes), reads the filter, walks the
 // trie when the filter says it may hold the key, and probes the table's
 // index (one or two cache lines); Set and Delete cost a Get, an append
 // and, once every 32 writes, the batch, with an occasional rebuild of the
-// table amortised over the trie's growth. The rebuild is O(n) plus the
-// size of the shared table's index, which it walks: a fork of an early
-// version of a table its siblings grew far past it (a view kept from early
-// in a long stream, folded again) pays for the whole index once, when its
-// trie first moves (BenchmarkBufMapRebuildOldFork: a fork seeing 2,000
-// keys of 500,000 takes about 9 ms, some 40 times a walk of its own
-// keys). The amortisation holds along one line of versions: a program
+// table amortised over the trie's growth. The rebuild is O(n): it walks
+// the index of the version's header, whose size is of the order of the
+// entries the version sees, however far its siblings grew the table since
+// (BenchmarkBufMapRebuildOldFork). The amortisation holds along one line
+// of versions: a program
 // that writes many branches from one version whose trie is about to move
 // pays it in each branch. Iteration order is unspecified but deterministic
 // for a given BufMap value within a process. A BufMap is 32 bytes.
@@ -264,7 +261,7 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 			// A tombstone, a new value or a key the table cannot take.
 			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		case adding && table.claim(nt):
-			table.add(nt, h, k, s.val.v)
+			table = table.add(nt, h, k, s.val.v)
 			nt++
 			continue
 		default:
@@ -304,23 +301,23 @@ func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32) 
 	})
 	fresh := newKeyTable[V](int(nt) + m.trie.n)
 	var n int32
-	x := table.index.Load()
+	x := table.index
 	for i := range x.slots {
 		s := x.slots[i].Load()
 		if j := int32(uint32(s)) - 1; s != 0 && j < nt && !shadowed[j] {
 			e := table.entry(j)
-			fresh.add(n, s&^(1<<32-1), e.key, e.val)
+			fresh = fresh.add(n, s&^(1<<32-1), e.key, e.val)
 			n++
 		}
 	}
 	m.trie.root.each(func(e *entryKey) bool {
 		if it := entryOf[item[V]](e).val; !it.gone {
-			fresh.add(n, e.hash, e.key, it.v)
+			fresh = fresh.add(n, e.hash, e.key, it.v)
 			n++
 		}
 		return true
 	})
-	fresh.used.Store(n)
+	fresh.claimed.used.Store(n)
 	return fresh, n
 }
 

@@ -25,27 +25,43 @@ const tableFirstChunk = 32
 // add, held inline in chunks, and an open-addressed hash index over them.
 // Versions that descend from one another share one table and differ in how
 // many of its entries they see (a prefix: see mapLog.nt): a version that
-// adds keys claims the next entries by compare-and-swap on used, as a
-// Vector's tail or a BufMap's log slot is claimed, and writes them in place,
-// where no version that sees fewer entries looks. A version that loses the
-// claim (a sibling claimed first) keeps its new keys in its trie instead.
+// adds keys claims the next entries by compare-and-swap on the table's
+// claim counter, as a Vector's tail or a BufMap's log slot is claimed, and
+// writes them in place, where no version that sees fewer entries looks. A
+// version that loses the claim (a sibling claimed first) keeps its new keys
+// in its trie instead.
 //
 // A new key thus costs one entry written in place and one slot, where a trie
 // of a few hundred thousand keys copies a node of up to 32 pointers at each
 // of its top levels: the table holds a stream's message ids at 52 bytes a
-// key or so (a 40-byte entry and its share of the index), and adds one with no allocation beyond a chunk every 1024 keys
-// and an index twice as large each time it is three quarters full.
+// key or so (a 40-byte entry and its share of the index), and adds one with
+// no allocation beyond a chunk every 1024 keys and an index twice as large
+// each time it is three quarters full.
 //
-// An entry is never written once a version sees it. The index, the chunk
-// directory and the first chunk while it grows are replaced, never changed
-// in a way a reader could see half done: a reader loads them atomically
-// (the directory, which leads to the chunks), and each slot is one atomic
-// word. A reader may load an index or a directory newer than
-// its version, which only holds more entries, all of which it skips.
+// A keyTable value is one version's header of the table: the claim counter
+// every version of the table shares, and the chunk directory and index as
+// they were when that version was made. A version that adds keys makes a
+// header of its own when it adds a chunk or grows the index (see add); it
+// writes the entries and slots in place. So a version kept while
+// its descendants grow the table keeps alive the chunks and index of its
+// time (and the entries descendants wrote into its last chunk, at most 1023),
+// not everything they added: a view kept as the start of many streams does
+// not keep the index of the one that grew from it.
+//
+// An entry is never written once a version sees it, nor a directory once a
+// header holds it (a new chunk makes a new directory, never one appended
+// in the spare room of another, which would keep the chunk alive from an
+// older header); each index slot is one atomic word, written once.
 type keyTable[V any] struct {
-	used  atomic.Int32 // entries claimed
-	dir   atomic.Pointer[[][]tableEntry[V]]
-	index atomic.Pointer[tableIndex]
+	claimed *tableClaim
+	dir     [][]tableEntry[V]
+	index   *tableIndex
+}
+
+// tableClaim is the claim counter of a table: the number of its entries
+// claimed, by any version.
+type tableClaim struct {
+	used atomic.Int32
 }
 
 // tableEntry is one key of a keyTable and its value. It does not keep the
@@ -76,11 +92,7 @@ type tableIndex struct {
 // newKeyTable returns an empty table with room for n keys before its index
 // grows.
 func newKeyTable[V any](n int) *keyTable[V] {
-	t := new(keyTable[V])
-	t.index.Store(newTableIndex(n))
-	dir := make([][]tableEntry[V], 0, 4)
-	t.dir.Store(&dir)
-	return t
+	return &keyTable[V]{claimed: new(tableClaim), index: newTableIndex(n)}
 }
 
 // newTableIndex returns an empty index for n keys.
@@ -92,9 +104,9 @@ func newTableIndex(n int) *tableIndex {
 	return &tableIndex{slots: make([]atomic.Uint64, size), mask: uint64(size - 1)}
 }
 
-// entry returns entry i, which some version sees.
+// entry returns entry i, which t's version sees.
 func (t *keyTable[V]) entry(i int32) *tableEntry[V] {
-	return &(*t.dir.Load())[i>>tableChunkBits][i&(tableChunkLen-1)]
+	return &t.dir[i>>tableChunkBits][i&(tableChunkLen-1)]
 }
 
 // get returns the entry for k, whose hash is h, among the first n entries,
@@ -109,7 +121,7 @@ func (t *keyTable[V]) get(h uint64, k string, n int32) *tableEntry[V] {
 // find returns the number of the entry for k, whose hash is h, among the
 // first n entries, or -1.
 func (t *keyTable[V]) find(h uint64, k string, n int32) int32 {
-	x := t.index.Load()
+	x := t.index
 	tag := h >> 32
 	for i := tag & x.mask; ; i = (i + 1) & x.mask {
 		s := x.slots[i].Load()
@@ -130,60 +142,54 @@ func (t *keyTable[V]) find(h uint64, k string, n int32) int32 {
 // latest to have done so; once a sibling has claimed the entry after its
 // last, it never can again.
 func (t *keyTable[V]) claim(n int32) bool {
-	return n < 1<<31-1 && t.used.CompareAndSwap(n, n+1)
+	return n < 1<<31-1 && t.claimed.used.CompareAndSwap(n, n+1)
 }
 
 // add writes entry n, which the caller claimed, as k (whose hash is h)
-// holding v, and indexes it.
-func (t *keyTable[V]) add(n int32, h uint64, k string, v V) {
-	dir := *t.dir.Load()
+// holding v, and indexes it, and returns the header of t's table to see it
+// with: t itself, or a new header when the entry takes a new chunk or the
+// index grows (t, which other versions may hold, is never changed).
+func (t *keyTable[V]) add(n int32, h uint64, k string, v V) *keyTable[V] {
 	c, i := int(n>>tableChunkBits), int(n&(tableChunkLen-1))
 	switch {
-	case c == len(dir):
-		// A new chunk, in the directory's spare room if it has some, where
-		// no reader looks: a reader's directory is shorter.
+	case c == len(t.dir):
+		// A new chunk, in a new directory.
 		size := tableChunkLen
 		if c == 0 {
 			size = tableFirstChunk
 		}
-		dir = t.publish(append(dir, make([]tableEntry[V], size)))
-	case i == len(dir[c]):
-		// The first chunk, full before it is full-sized: readers may hold
-		// it, so it is copied into one twice as large, and so is the
-		// directory.
+		t = t.with(append(t.dir[:c:c], make([]tableEntry[V], size)), t.index)
+	case i == len(t.dir[c]):
+		// The first chunk, full before it is full-sized: other headers may
+		// hold it, so it is copied into one twice as large.
 		grown := make([]tableEntry[V], 2*i)
-		copy(grown, dir[c])
-		dir = append(make([][]tableEntry[V], 0, cap(dir)), dir...)
-		dir[c] = grown
-		dir = t.publish(dir)
+		copy(grown, t.dir[c])
+		t = t.with(append(t.dir[:c:c], grown), t.index)
 	}
-	dir[c][i] = tableEntry[V]{key: k, val: v}
-	x := t.index.Load()
-	if int(n+1) > len(x.slots)*3/4 {
-		x = t.reindex(2 * len(x.slots))
+	t.dir[c][i] = tableEntry[V]{key: k, val: v}
+	if int(n+1) > len(t.index.slots)*3/4 {
+		t = t.with(t.dir, t.index.grown(2*len(t.index.slots)))
 	}
-	x.put(h>>32, n)
+	t.index.put(h>>32, n)
+	return t
 }
 
-// publish makes dir the table's directory and returns it.
-func (t *keyTable[V]) publish(dir [][]tableEntry[V]) [][]tableEntry[V] {
-	t.dir.Store(&dir)
-	return dir
+// with returns a new header of t's table with the given directory and
+// index.
+func (t *keyTable[V]) with(dir [][]tableEntry[V], index *tableIndex) *keyTable[V] {
+	return &keyTable[V]{claimed: t.claimed, dir: dir, index: index}
 }
 
-// reindex returns a new index of size slots holding the entries the
-// table's index holds, and makes it the table's. It reads the old index
-// alone: a slot holds all that placing its entry needs.
-func (t *keyTable[V]) reindex(size int) *tableIndex {
-	old := t.index.Load()
-	x := &tableIndex{slots: make([]atomic.Uint64, size), mask: uint64(size - 1)}
-	for i := range old.slots {
-		if s := old.slots[i].Load(); s != 0 {
-			x.put(s>>32, int32(uint32(s))-1)
+// grown returns a new index of size slots holding the entries x holds. It
+// reads x's slots alone: a slot holds all that placing its entry needs.
+func (x *tableIndex) grown(size int) *tableIndex {
+	g := &tableIndex{slots: make([]atomic.Uint64, size), mask: uint64(size - 1)}
+	for i := range x.slots {
+		if s := x.slots[i].Load(); s != 0 {
+			g.put(s>>32, int32(uint32(s))-1)
 		}
 	}
-	t.index.Store(x)
-	return x
+	return g
 }
 
 // put indexes entry i, whose key's hash has tag as its high 32 bits.

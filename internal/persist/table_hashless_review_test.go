@@ -17,7 +17,7 @@ import (
 // most three quarters full.
 func checkTableIndex[V any](tb testing.TB, t *keyTable[V], n int32, hash func(string) uint64) {
 	tb.Helper()
-	x := t.index.Load()
+	x := t.index
 	seen := make([]bool, n)
 	used := 0
 	for i := range x.slots {
@@ -81,11 +81,11 @@ func TestBufMapRebuildForkOfGrownTable(t *testing.T) {
 			}
 			shared := fork.log.table
 			require.NotNil(t, shared)
-			require.Same(t, shared, m.log.table, "the main line added to the table the fork sees")
-			require.Greater(t, len(shared.index.Load().slots), 8*int(fork.log.nt), "the shared index grew far past the fork's entries")
-			checkTableIndex(t, shared, m.log.nt, h)
+			require.Same(t, shared.claimed, m.log.table.claimed, "the main line added to the table the fork sees")
+			require.Greater(t, len(m.log.table.index.slots), 8*int(fork.log.nt), "the main line's index grew far past the fork's entries")
+			checkTableIndex(t, m.log.table, m.log.nt, h)
 
-			for i := 0; fork.log.table == shared; i++ {
+			for i := 0; fork.log.table.claimed == shared.claimed; i++ {
 				require.Less(t, i, 10_000, "the fork never moved into a table of its own")
 				switch k := "k" + strconv.Itoa(i%(hf.n/20)); i % 4 {
 				case 0:
@@ -102,7 +102,7 @@ func TestBufMapRebuildForkOfGrownTable(t *testing.T) {
 			}
 			own := fork.log.table
 			checkTableIndex(t, own, fork.log.nt, h)
-			assert.Equal(t, own.used.Load(), fork.log.nt, "the fork sees every entry of its new table")
+			assert.Equal(t, own.claimed.used.Load(), fork.log.nt, "the fork sees every entry of its new table")
 			for j := range fork.log.nt {
 				e := own.entry(j)
 				want, ok := forkModel[e.key]
@@ -184,7 +184,7 @@ func TestBufMapRebuildWhileTableGrows(t *testing.T) {
 				delete(want, "b"+strconv.Itoa(i%400))
 			}
 		}
-		assert.NotSame(t, base.log.table, f.log.table, "fork %d never moved into a table of its own", w)
+		assert.NotSame(t, base.log.table.claimed, f.log.table.claimed, "fork %d never moved into a table of its own", w)
 		checkSnaps(t, []mapSnap[BufMap[int]]{{f, want}}, hashString)
 		checkTableIndex(t, f.log.table, f.log.nt, hashString)
 		for _, k := range []string{"sib", "s0", "main0", "main19999"} {
@@ -197,7 +197,8 @@ func TestBufMapRebuildWhileTableGrows(t *testing.T) {
 // BenchmarkBufMapRebuildOldFork moves the trie of a fork of an early
 // version of a large table into a table of the fork's own: the fork sees
 // 2,000 entries of a table its sibling grew to 500,000. The rebuild reads
-// the shared index, whose size is that of the large table.
+// the index of the fork's header, the size it was when the fork was made,
+// not the sibling's, the size of the large table.
 func BenchmarkBufMapRebuildOldFork(b *testing.B) {
 	var m BufMap[int]
 	var early BufMap[int]
@@ -212,7 +213,7 @@ func BenchmarkBufMapRebuildOldFork(b *testing.B) {
 	for i := range 1000 {
 		f = f.Set("f"+strconv.Itoa(i), i)
 	}
-	require.Same(b, m.log.table, f.log.table)
+	require.Same(b, m.log.table.claimed, f.log.table.claimed)
 	require.Greater(b, f.trie.Len(), 500)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -28,17 +28,17 @@ func TestBufMapForksOfOneVersionFlushOnce(t *testing.T) {
 		// slot) and wins the table's claim.
 		_ = m.Set("dropped"+strconv.Itoa(i), -1).Set("dropped2"+strconv.Itoa(i), -1)
 		next := m.Set(strconv.Itoa(i), i)
-		if m.nlog == bufLen && m.log.table != nil && next.log.table != m.log.table {
+		if m.nlog == bufLen && m.log.table != nil && next.log.table.claimed != m.log.table.claimed {
 			found = true
 			break
 		}
 		m = next
 	}
 	require.True(t, found, "no write moved the map into a table of its own")
-	tables := map[*keyTable[int]]bool{}
+	tables := map[*tableClaim]bool{}
 	for i := range 20 {
 		f := m.Set("fork"+strconv.Itoa(i), i)
-		tables[f.log.table] = true
+		tables[f.log.table.claimed] = true
 		require.Equal(t, m.Len()+1, f.Len())
 		v, ok := f.Get("fork" + strconv.Itoa(i))
 		require.True(t, ok)

@@ -53,14 +53,14 @@ func TestBufMapForkedTable(t *testing.T) {
 	for i := range 2 * bufLen {
 		fork = fork.Set("fork"+strconv.Itoa(i), i)
 	}
-	assert.Same(t, base.log.table, fork.log.table)
+	assert.Same(t, base.log.table.claimed, fork.log.table.claimed)
 	assert.Greater(t, fork.trie.Len(), 0, "the sibling claimed the table first")
 	assert.Equal(t, base.log.nt+bufLen, fork.log.nt, "the fork took the move of base's full log the sibling made")
 	assert.Zero(t, sibling.trie.Len())
 	for i := range 3 * rebuildMin {
 		fork = fork.Set("more"+strconv.Itoa(i), i)
 	}
-	assert.NotSame(t, base.log.table, fork.log.table, "the fork moved into a table of its own")
+	assert.NotSame(t, base.log.table.claimed, fork.log.table.claimed, "the fork moved into a table of its own")
 	assert.Less(t, fork.trie.Len(), rebuildMin, "its later keys went into its table")
 	for _, c := range []struct {
 		name string
@@ -168,7 +168,7 @@ func TestBufMapForkEveryWrite(t *testing.T) {
 	} {
 		t.Run(strconv.Itoa(c.forkWrites), func(t *testing.T) {
 			var m BufMap[int]
-			tables := map[*keyTable[int]]bool{}
+			tables := map[*tableClaim]bool{}
 			const n = 40_000
 			for i := range n {
 				f := m
@@ -177,7 +177,7 @@ func TestBufMapForkEveryWrite(t *testing.T) {
 				}
 				m = m.Set(strconv.Itoa(i), i)
 				if m.log.table != nil {
-					tables[m.log.table] = true
+					tables[m.log.table.claimed] = true
 				}
 			}
 			assert.GreaterOrEqual(t, len(tables), c.tables[0], "tables the map moved through")
