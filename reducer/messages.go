@@ -514,9 +514,8 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	// The strings the view keeps are copies of their own, in the stream's
 	// arena (see msgStart).
 	strs := f.st.Strings()
-	idKept := false
+	id = strs.Clone(id)
 	if !known {
-		id, idKept = strs.Clone(id), true
 		f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
 	}
 	open := func(loc model.Loc, idx int) {
@@ -528,7 +527,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		c := holder.Calls().At(idx).WithInfo()
 		if c.Name != name {
 			f.warn(ruleApply, "tool call '%s' reopened under the name '%s' (was '%s'); renamed", id, name, c.Name)
-			c.Name = name
+			c.Name = strs.Clone(name)
 		}
 		c.Status = model.EntOpen
 		c.Info.Meta = c.Info.Meta.Merge(meta)
@@ -550,16 +549,13 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 			return f.violation("A1", "tool call '%s' needs an assistant message '%s', but that id names a %s; one id names one message of one kind", id, id, tm.Kind())
 		}
 	}
-	if !idKept {
-		id = strs.Clone(id)
-	}
 	switch {
 	case exists:
-		target = tm.ID
-	case parentMsg != nil && target == *parentMsg:
-		target = strs.Clone(target)
+		target = tm.ID // the holder's own copy
+	case target == id:
+		target = id // the call's copy
 	default:
-		target = id
+		target = strs.Clone(target)
 	}
 	c := &model.Call{ID: id, Name: strs.Clone(name), Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
 	idx := 0
