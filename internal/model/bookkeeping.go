@@ -135,22 +135,6 @@ func (r MsgRec) Loc() (Loc, bool) {
 	return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.flags&recPlaced != 0
 }
 
-// CallOwner returns the recorded owner of tool call id, and false when none
-// is recorded.
-func (c *Cold) CallOwner(id string) (Owner, bool) {
-	r, ok := c.Calls.owners.Get(id)
-	return c.owner(r), ok
-}
-
-// SetCallOwner records o as the owner of tool call id; c must be a private
-// copy, calls returns c.Calls as a private copy, and rest is as for
-// PutMsg.
-func (c *Cold) SetCallOwner(id string, o Owner, calls func() *Calls, rest func() *Rest) {
-	r := c.ref(o, rest)
-	x := calls()
-	x.owners = x.owners.Set(id, r)
-}
-
 // MsgOwner returns the recorded owner of message id.
 func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
 	r, _ := c.Msgs.Get(id)
@@ -385,14 +369,6 @@ type Loc struct {
 	Pos int
 }
 
-// CallLoc locates a tool call: the id of the message holding it and its
-// index in that message's calls. A message's calls are only ever appended
-// to, so the index stays right while the message holds the call.
-type CallLoc struct {
-	Msg string
-	Idx int
-}
-
 // SpanLoc is an open reasoning span: its owner and where its record is.
 type SpanLoc struct {
 	Owner Owner
@@ -497,22 +473,6 @@ type Cold struct {
 	Calls *Calls
 
 	Rest *Rest
-}
-
-// Calls is what the cold part records about tool calls. A Calls reachable
-// from a published state is never written: a fold that changes it copies
-// it first. Its maps gain a key per tool call, or per message holding
-// results, so they are BufMaps.
-type Calls struct {
-	Loc persist.BufMap[CallLoc] // tool call id → where it is held
-	// ResultAfter: assistant message id → the last tool result inserted
-	// after it (a hint: the tool messages up to it follow the message).
-	ResultAfter persist.BufMap[string]
-	// owners: the owners of tool calls, kept for the whole stream
-	// (docs/protocol.md G6), as ownerRefs: a 24-byte table entry where an
-	// Owner made a 40-byte one. Read and write it with Cold.CallOwner and
-	// Cold.SetCallOwner; message owners are in Cold.Msgs.
-	owners persist.BufMap[ownerRef]
 }
 
 // Rest is the part of the cold state few events change: runs, the
