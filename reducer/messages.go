@@ -673,7 +673,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			}
 		}
 		for {
-			next, ok := f.st.Cold.ListNext(at)
+			next, ok := f.st.Cold.ListNext(at, f.peek)
 			if !ok {
 				break
 			}

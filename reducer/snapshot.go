@@ -192,7 +192,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 	}
 
-	old := f.st.Cold.ListAll() // the list as it is now
+	old := f.st.Cold.ListAll(f.peek) // the list as it is now
 	f.writeCold().ListReset()
 	calls := f.writeCalls()
 	calls.ResultAfter, calls.Loc = persist.BufMap[string]{}, persist.BufMap[model.CallLoc]{}
@@ -232,7 +232,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		f.relink(nm, prior, results)
 		f.appendMsg(nm, nil)
 	}
-	for id := range f.st.Cold.ListAll() {
+	for id := range f.st.Cold.ListAll(f.peek) {
 		if m, _, ok := f.msg(id); ok {
 			f.holdCalls(m)
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"iter"
 	"math"
 
@@ -36,17 +37,25 @@ type OwnerRec struct {
 // of the stream, so every byte here is paid per message. The owner is an
 // ownerRef into the state's owner table instead of a string; the message
 // inserted right after this one, rare, is in List.after, which only a record
-// with recAfter set has an entry in; the location is held in 32-bit integers
-// (a node never holds 2³¹ messages: each costs far more than a byte of
-// input) and the flags in one byte.
+// with recAfter set has an entry in; the location is a packedLoc and the
+// flags one byte.
 type MsgRec struct {
-	owner    ownerRef
-	inv, pos int32
-	anchor   int32  // where in List.ids this message or the one it follows is
-	gen      uint32 // the List generation it was listed in
-	kind     Kind
-	flags    recFlags
+	owner  ownerRef
+	at     packedLoc // where the message lives, when recPlaced is set
+	anchor int32     // where in List.locs this message or the one its chain starts from is
+	gen    uint32    // the List generation it was listed in
+	kind   Kind
+	flags  recFlags
 }
+
+// packedLoc is a Loc in 8 bytes, as the message index and the list hold
+// it: a node never holds 2³¹ messages (each costs far more than a byte of
+// input), nor a state 2³¹ nodes.
+type packedLoc struct{ inv, pos int32 }
+
+func pack(l Loc) packedLoc { return packedLoc{inv: int32(l.Inv), pos: int32(l.Pos)} }
+
+func (p packedLoc) loc() Loc { return Loc{Inv: int(p.inv), Pos: int(p.pos)} }
 
 // recFlags are the flags of a MsgRec.
 type recFlags uint8
@@ -54,8 +63,9 @@ type recFlags uint8
 const (
 	recOwned    recFlags = 1 << iota // owner and kind are set
 	recReplayed                      // the owner was recorded from history
-	recPlaced                        // inv and pos are set
+	recPlaced                        // at is set
 	recListed                        // in the list, if gen is the list's
+	recAnchor                        // listed at List.locs[anchor] itself, not inserted after a message
 	recAfter                         // List.after holds the message inserted right after this one
 )
 
@@ -132,7 +142,7 @@ func (c *Cold) RecOwner(r MsgRec) (OwnerRec, bool) {
 
 // Loc returns where the message lives, and false when it is placed nowhere.
 func (r MsgRec) Loc() (Loc, bool) {
-	return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.flags&recPlaced != 0
+	return r.at.loc(), r.flags&recPlaced != 0
 }
 
 // MsgOwner returns the recorded owner of message id.
@@ -152,18 +162,22 @@ func (c *Cold) MsgLoc(id string) (Loc, bool) {
 // and, when list is set, puts it into the list (it must not be in it) right
 // after message *after, or at the end when after is nil: one map insertion
 // for all of it, and one more for the message it follows when it is
-// inserted. r is id's record as it is in c.Msgs (the zero MsgRec when there
-// is none). c must be a private copy; rest returns the rest of the cold
-// part as a private copy, and is called only when o names an owner c never
-// recorded.
+// inserted. When list is not set and the message is in the list, it has
+// moved there from where it lived: its list entry moves with it. r is id's
+// record as it is in c.Msgs (the zero MsgRec when there is none). c must be
+// a private copy; rest returns the rest of the cold part as a private copy,
+// and is called only when o names an owner c never recorded.
 func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after *string, rest func() *Rest) {
 	if o != nil {
 		c.setOwner(&r, *o, rest)
 	}
-	r.inv, r.pos = int32(l.Inv), int32(l.Pos)
+	r.at = pack(l)
 	r.flags |= recPlaced
 	switch {
 	case !list:
+		if c.listed(r) && r.flags&recAnchor != 0 {
+			c.List.locs = c.List.locs.Set(int(r.anchor), r.at)
+		}
 		c.Msgs = c.Msgs.Set(id, r)
 	case after == nil:
 		c.listAppend(id, r)
@@ -190,7 +204,7 @@ func (c *Cold) DropMsgLoc(id string) {
 	switch {
 	case !ok || r.flags&recPlaced == 0:
 	case r.flags&recOwned != 0:
-		r.inv, r.pos = 0, 0
+		r.at = packedLoc{}
 		r.flags &^= recPlaced
 		c.Msgs = c.Msgs.Set(id, r)
 	default:
@@ -199,19 +213,27 @@ func (c *Cold) DropMsgLoc(id string) {
 }
 
 // List is the AG-UI message list (docs/protocol.md §7). The messages
-// appended to its end are a vector of ids, ids; a message inserted after
-// another (a tool result after the message holding its call) hangs off it:
-// the message it follows has recAfter set and an entry in after naming it,
-// and it records the vector position of the message its chain starts from
-// (MsgRec.anchor). So appending costs a vector append and no map update
-// besides the message's own record, and inserting two record updates and
-// one or two entries in after; Listed and ListNext are O(log n), ListLen
-// O(1), and iterating one map lookup per message (and one more per
-// inserted message). ListReset empties the list in O(1): records listed
-// before belong to an older generation and read as not listed (once every
-// 2³² resets, when the generations wrap, it unlists every record).
+// appended to its end are a vector of their locations, locs (8 bytes each:
+// a message's id is in its record's key and in the message, and the list
+// reads it from the message); a message inserted after another (a tool
+// result after the message holding its call) hangs off it: the message it
+// follows has recAfter set and an entry in after naming it, and it records
+// the vector position of the message its chain starts from (MsgRec.anchor),
+// which only that message, with recAnchor set, is at. Every listed message
+// is placed: a message that moves while listed (PutMsg) moves its entry in
+// locs when it has one. So appending costs a vector append and no map
+// update besides the message's own record, and inserting two record updates
+// and one or two entries in after; Listed and ListNext are O(log n), ListLen
+// O(1), and iterating one node lookup per message (and one more map lookup
+// per message when some are inserted, and a record lookup per inserted
+// one). ListReset empties the list in O(1): records listed before belong
+// to an older generation and read as not listed (once every 2³² resets,
+// when the generations wrap, it unlists every record).
+//
+// Reading ids and messages from locations needs the invocation nodes: the
+// readers that do take them as Nodes.
 type List struct {
-	ids persist.Vector[string]
+	locs persist.Vector[packedLoc]
 	// after: message id → the message inserted right after it (never
 	// empty), for the records of this generation with recAfter set; nil
 	// when empty. Out of MsgRec, whose every byte is paid per message, as
@@ -219,9 +241,14 @@ type List struct {
 	// Cold, which every fold copies) keeps its size class. The map it
 	// points to is never written once a List points to it.
 	after *persist.Map[string]
-	n     int32  // the number of messages (less than 2³¹, as MsgRec's locations)
+	n     int32  // the number of messages (less than 2³¹, as packedLoc's)
 	gen   uint32 // the generation of the records listed
 }
+
+// Nodes returns the data of invocation node key, or of the root for -1, as
+// the caller sees it: State.Node for a state, or the nodes a fold is
+// changing. The list readers take one to read messages where they live.
+type Nodes func(key int) *InvData
 
 // Listed reports whether message id is in the list.
 func (c *Cold) Listed(id string) bool {
@@ -236,54 +263,72 @@ func (c *Cold) ListLen() int { return int(c.List.n) }
 
 // ListNext returns the id of the message after message id in the list, and
 // false when id is the last or not in the list.
-func (c *Cold) ListNext(id string) (string, bool) {
+func (c *Cold) ListNext(id string, nodes Nodes) (string, bool) {
 	r, ok := c.Msgs.Get(id)
 	switch {
 	case !ok || !c.listed(r):
 		return "", false
 	case r.flags&recAfter != 0:
 		return c.List.next(id)
-	case int(r.anchor)+1 < c.List.ids.Len():
-		return c.List.ids.At(int(r.anchor) + 1), true
+	case int(r.anchor)+1 < c.List.locs.Len():
+		l := c.List.locs.At(int(r.anchor) + 1)
+		return storedAt(nodes(int(l.inv)), l).ID, true
 	}
 	return "", false
 }
 
+// storedAt returns the stored version of the listed message at l, in its
+// node d.
+func storedAt(d *InvData, l packedLoc) *Msg {
+	m, _ := d.Stored(int(l.pos))
+	if m == nil {
+		panic(fmt.Sprintf("model: the list names a message at %v, which holds none", l.loc()))
+	}
+	return m
+}
+
 // ListAll iterates the ids of the list in order. It iterates c as it is
-// when called: c may be changed meanwhile.
-func (c *Cold) ListAll() iter.Seq[string] {
-	recs := c.ListRecs()
+// when called (c may be changed meanwhile) and reads each message where it
+// lives when the iteration reaches it, in nodes.
+func (c *Cold) ListAll(nodes Nodes) iter.Seq[string] {
+	l, msgs := c.List, c.Msgs
 	return func(yield func(string) bool) {
-		for id := range recs {
-			if !yield(id) {
+		l.walk(msgs, nodes, func(_ *InvData, _ Loc, m *Msg) bool { return yield(m.ID) })
+	}
+}
+
+// ListMsgs iterates the messages of the list in order, each with where it
+// lives and as InvData.MsgAt returns it, as ListAll does.
+func (c *Cold) ListMsgs(nodes Nodes) iter.Seq2[Loc, *Msg] {
+	l, msgs := c.List, c.Msgs
+	return func(yield func(Loc, *Msg) bool) {
+		l.walk(msgs, nodes, func(d *InvData, at Loc, m *Msg) bool { return yield(at, d.MsgAt(at.Pos)) })
+	}
+}
+
+// walk calls yield with each message of l in order, the node holding it
+// and where it lives until yield returns false; m is the message's stored
+// version (see InvData.Stored). msgs is the message index l goes with.
+func (l *List) walk(msgs persist.BufMap[MsgRec], nodes Nodes, yield func(d *InvData, at Loc, m *Msg) bool) {
+	for _, at := range l.locs.All() {
+		for {
+			d := nodes(int(at.inv))
+			m := storedAt(d, at)
+			if !yield(d, at.loc(), m) {
 				return
 			}
-		}
-	}
-}
-
-// ListRecs iterates the ids of the list in order with their records, as
-// ListAll does.
-func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
-	msgs, l := c.Msgs, c.List
-	return func(yield func(string, MsgRec) bool) {
-		for _, id := range l.ids.All() {
-			for {
-				r, _ := msgs.Get(id)
-				if !yield(id, r) {
-					return
-				}
-				if r.flags&recAfter == 0 {
-					break
-				}
-				id, _ = l.next(id)
+			next, ok := l.next(m.ID)
+			if !ok {
+				break
 			}
+			r, _ := msgs.Get(next)
+			at = r.at
 		}
 	}
 }
 
-// ListAppend puts message id at the end of the list; it must not be in it,
-// and c must be a private copy.
+// ListAppend puts message id at the end of the list; it must be placed and
+// not in the list, and c must be a private copy.
 func (c *Cold) ListAppend(id string) {
 	r, _ := c.Msgs.Get(id)
 	c.listAppend(id, r)
@@ -291,10 +336,13 @@ func (c *Cold) ListAppend(id string) {
 
 // listAppend stores r, the record of id, at the end of the list.
 func (c *Cold) listAppend(id string, r MsgRec) {
-	r.flags = r.flags&^recAfter | recListed
-	r.gen, r.anchor = c.List.gen, int32(c.List.ids.Len())
+	if r.flags&recPlaced == 0 {
+		panic(fmt.Sprintf("model: listing message %q, which lives nowhere", id))
+	}
+	r.flags = r.flags&^recAfter | recListed | recAnchor
+	r.gen, r.anchor = c.List.gen, int32(c.List.locs.Len())
 	c.Msgs = c.Msgs.Set(id, r)
-	c.List.ids = c.List.ids.Append(id)
+	c.List.locs = c.List.locs.Append(r.at)
 	c.List.n++
 }
 
@@ -302,11 +350,11 @@ func (c *Cold) listAppend(id string, r MsgRec) {
 // list.
 func (c *Cold) listInsert(at, id string, r MsgRec) {
 	a, _ := c.Msgs.Get(at)
-	if a.flags&recAfter == 0 && int(a.anchor) == c.List.ids.Len()-1 {
+	if a.flags&recAfter == 0 && int(a.anchor) == c.List.locs.Len()-1 {
 		c.listAppend(id, r) // at is the last message
 		return
 	}
-	r.flags = r.flags&^recAfter | recListed
+	r.flags = r.flags&^(recAfter|recAnchor) | recListed
 	r.gen, r.anchor = c.List.gen, a.anchor
 	if a.flags&recAfter != 0 {
 		// id takes over what followed at.
@@ -323,8 +371,8 @@ func (c *Cold) listInsert(at, id string, r MsgRec) {
 	c.List.n++
 }
 
-// next returns the message inserted right after message id, for a record
-// with recAfter set.
+// next returns the message inserted right after message id: for a record
+// of this generation, there is one exactly when it has recAfter set.
 func (l *List) next(id string) (string, bool) {
 	if l.after == nil {
 		return "", false
@@ -351,7 +399,7 @@ func (c *Cold) ListReset() {
 		// again from zero.
 		for id, r := range c.Msgs.All() {
 			if r.flags&recListed != 0 {
-				r.flags &^= recListed | recAfter
+				r.flags &^= recListed | recAnchor | recAfter
 				r.gen = 0
 				c.Msgs = c.Msgs.Set(id, r)
 			}
@@ -464,7 +512,7 @@ type Cold struct {
 	// (Msgs), which message holds each tool call.
 	List List
 	// Msgs: message id → its owner (kept for the whole stream, G6) and
-	// where it lives while it is in the list. Read and write it with
+	// where it lives while it is placed. Read and write it with
 	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc. A BufMap: it
 	// gains a key per message, and a Map would copy its full top levels
 	// for each.
