@@ -252,14 +252,9 @@ func (v *View) Diagnostics() []Diagnostic {
 // diagnostics.
 func (v *View) ViolationCount() int { return v.st().Cold.Rest.Violating }
 
+// msgAt returns message id, nil when it lives nowhere.
 func msgAt(st *model.State, id string) *model.Msg {
-	r, _ := st.Cold.Msgs.Get(id)
-	return msgOf(st, r)
-}
-
-// msgOf returns the message a record locates, nil when it lives nowhere.
-func msgOf(st *model.State, r model.MsgRec) *model.Msg {
-	loc, ok := r.Loc()
+	loc, ok := st.Cold.MsgLoc(id)
 	if !ok {
 		return nil
 	}

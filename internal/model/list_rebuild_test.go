@@ -10,7 +10,8 @@ import (
 
 // TestListRebuild drives the list as the reducer does around a
 // MESSAGES_SNAPSHOT: ListReset, then the old list (read before the reset)
-// re-appended in order, some of its ids dropped (DropMsgLoc), then new ids
+// re-appended in order (some moved first), some of its ids dropped
+// (DropMsgLoc), then new ids
 // appended; in between, tool results are inserted after messages (chains
 // of insertions, insertions after re-appended ids whose records still
 // name an old chain). Every state is kept as a value copy and checked
@@ -130,20 +131,24 @@ func TestListRebuild(t *testing.T) {
 				i := slices.Index(want, at)
 				want = slices.Insert(want, i+1, id)
 			case 4: // a snapshot: keep some of the old list in order (some moved first), drop the rest, append new ids
-				old := c.ListAll(nodes.nodes)
+				old := c.ListMsgs(nodes.nodes)
 				c.ListReset()
 				var kept []string
-				for id := range old {
+				for l, m := range old {
+					id := m.ID
+					if l != locs[id] {
+						t.Fatalf("step %d: the list before the reset reads %q at %v, want %v", step, id, l, locs[id])
+					}
 					if rapid.Bool().Draw(t, fmt.Sprint("keep", step, id)) {
 						if rapid.Bool().Draw(t, fmt.Sprint("move", step, id)) { // as a replaced message whose tag changed
-							nodes = nodes.move(c, id, step%4-1)
-							locs[id], _ = c.MsgLoc(id)
+							nodes, l = nodes.move(c, id, l, step%4-1)
+							locs[id] = l
 						}
-						c.ListAppend(id)
+						c.ListAppend(id, l)
 						kept = append(kept, id)
 						continue
 					}
-					nodes = nodes.remove(locs[id])
+					nodes = nodes.remove(l)
 					c.DropMsgLoc(id)
 					delete(locs, id)
 					if _, owned := owners[id]; !owned {
@@ -168,8 +173,8 @@ func TestListRebuild(t *testing.T) {
 				if !slices.Contains(want, id) {
 					continue
 				}
-				nodes = nodes.move(c, id, step%4-1)
-				locs[id], _ = c.MsgLoc(id)
+				from, _ := c.MsgLoc(id)
+				nodes, locs[id] = nodes.move(c, id, from, step%4-1)
 			}
 			check(fmt.Sprint("step ", step), c, nodes, want, owners, locs)
 			// Keep a value copy, as a published view keeps its Cold; the
