@@ -100,7 +100,7 @@ func taggedIDs(v *view.View) []string {
 	return ids
 }
 
-// violations returns the rules of v's violations.
+// violations returns v's violations, each as its rule and message.
 func violations(v *view.View) []string {
 	var rules []string
 	for _, d := range v.Diagnostics() {
