@@ -184,7 +184,7 @@ func (f *folder) continues(msgs []event.Message) bool {
 			hasReasoning = true
 		}
 	}
-	for id := range f.st.Cold.ListAll() {
+	for id := range f.st.Cold.ListAll(f.peek) {
 		m, _, ok := f.msg(id)
 		if !ok {
 			return false

@@ -25,12 +25,12 @@ const ruleApply = "G14" // warnings about the message projection
 // msg returns the message with the given id in the list, and where it lives.
 func (f *folder) msg(id string) (*model.Msg, model.Loc, bool) {
 	r, _ := f.st.Cold.Msgs.Get(id)
-	return f.msgAt(r)
+	return f.msgAt(id, r)
 }
 
 // msgAt is msg given the id's record.
-func (f *folder) msgAt(r model.MsgRec) (*model.Msg, model.Loc, bool) {
-	loc, ok := r.Loc()
+func (f *folder) msgAt(id string, r model.MsgRec) (*model.Msg, model.Loc, bool) {
+	loc, ok := f.st.Cold.RecLoc(id, r)
 	if !ok {
 		return nil, loc, false
 	}
@@ -106,14 +106,14 @@ func (f *folder) at(id string, loc model.Loc, in bool) (model.Msg, bool) {
 }
 
 // update stores the changed message c of the message at loc, moving it to
-// another invocation when its tag changed.
-func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) {
+// another invocation when its tag changed, and returns where it lives.
+func (f *folder) update(old *model.Msg, loc model.Loc, c *model.Msg) model.Loc {
 	if tagOwner(old.Info().Tag) != tagOwner(c.Info().Tag) {
 		f.unplace(loc)
-		f.place(c, nil, false, nil, nil)
-		return
+		return f.place(c, nil, false, nil, nil)
 	}
 	f.putMsg(loc, c)
+	return loc
 }
 
 // unplace leaves a hole where a message was in its invocation.
@@ -288,7 +288,7 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 	// One lookup of the id's record answers where the message is, who owns
 	// it and what to record.
 	idx, _ := f.st.Cold.Msgs.Get(id)
-	m, loc, exists := f.msgAt(idx)
+	m, loc, exists := f.msgAt(id, idx)
 	if exists && m.Kind() != k.kind {
 		return f.violation("A1", "%s for '%s', which names a %s; one id names one message of one kind", k.start, id, m.Kind())
 	}
@@ -673,7 +673,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			}
 		}
 		for {
-			next, ok := f.st.Cold.ListNext(at)
+			next, ok := f.st.Cold.ListNext(at, f.peek)
 			if !ok {
 				break
 			}

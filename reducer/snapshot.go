@@ -192,20 +192,18 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		}
 	}
 
-	old := f.st.Cold.ListAll() // the list as it is now
+	// The list as it is now: where each message lives was in it, so every
+	// one of them is appended again or dropped below (see model.ListReset).
+	old := f.st.Cold.ListMsgs(f.peek)
 	f.writeCold().ListReset()
 	calls := f.writeCalls()
 	calls.ResultAfter, calls.Loc = persist.BufMap[string]{}, persist.BufMap[model.CallLoc]{}
-	for id := range old {
-		m, loc, ok := f.msg(id)
-		if !ok {
-			continue
-		}
+	for loc, m := range old {
+		id := m.ID
 		if hm, named := snap[id]; named {
 			nm := f.fromHistory(hm)
 			f.relink(nm, prior, results)
-			f.update(m, loc, nm)
-			f.writeCold().ListAppend(id)
+			f.writeCold().ListAppend(id, f.update(m, loc, nm))
 			continue
 		}
 		keep := false
@@ -216,7 +214,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			keep = !hasReasoning
 		}
 		if keep {
-			f.writeCold().ListAppend(id)
+			f.writeCold().ListAppend(id, loc)
 			continue
 		}
 		f.unplace(loc)
@@ -232,7 +230,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		f.relink(nm, prior, results)
 		f.appendMsg(nm, nil)
 	}
-	for id := range f.st.Cold.ListAll() {
+	for id := range f.st.Cold.ListAll(f.peek) {
 		if m, _, ok := f.msg(id); ok {
 			f.holdCalls(m)
 		}

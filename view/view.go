@@ -143,11 +143,7 @@ func (v *View) InvocationCount() int { return v.st().NInvs() }
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
 	return func(yield func(event.Message) bool) {
-		for _, r := range st.Cold.ListRecs() {
-			m := msgOf(st, r)
-			if m == nil {
-				continue
-			}
+		for _, m := range st.Cold.ListMsgs(st.Node) {
 			if !yield(m.Message()) {
 				return
 			}
@@ -256,23 +252,13 @@ func (v *View) Diagnostics() []Diagnostic {
 // diagnostics.
 func (v *View) ViolationCount() int { return v.st().Cold.Rest.Violating }
 
+// msgAt returns message id, nil when it lives nowhere.
 func msgAt(st *model.State, id string) *model.Msg {
-	r, _ := st.Cold.Msgs.Get(id)
-	return msgOf(st, r)
-}
-
-// msgOf returns the message a record locates, nil when it is not in the
-// list.
-func msgOf(st *model.State, r model.MsgRec) *model.Msg {
-	loc, ok := r.Loc()
+	loc, ok := st.Cold.MsgLoc(id)
 	if !ok {
 		return nil
 	}
-	n := st.Root
-	if loc.Inv >= 0 {
-		n = st.Inv(loc.Inv)
-	}
-	return n.Data().MsgAt(loc.Pos)
+	return st.Node(loc.Inv).MsgAt(loc.Pos)
 }
 
 // RunStatus is the status of a run.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"iter"
 	"math"
 
@@ -24,29 +25,38 @@ type OwnerRec struct {
 }
 
 // MsgRec is what a state records about one message id: its owner, kept for
-// the whole stream (docs/protocol.md G6), where the message lives while it
-// is placed in an invocation, and where it is in the list (see List). All
+// the whole stream (docs/protocol.md G6), whether and where it is in the
+// list (see List), and whether the message is placed in an invocation. All
 // of it sits in one record, in one map, so that a new message costs one map
 // insertion and no entry elsewhere.
 //
-// The record is 24 bytes and holds no pointer, so that its map entry (the
+// The record is 16 bytes and holds no pointer, so that its map entry (the
 // key's 16-byte string header, then the record), held inline in the map's
-// table, is 40 bytes and holds one pointer, the key:
-// the garbage collector scans one word of it. There is one entry per message id
-// of the stream, so every byte here is paid per message. The owner is an
-// ownerRef into the state's owner table instead of a string; the message
-// inserted right after this one, rare, is in List.after, which only a record
-// with recAfter set has an entry in; the location is held in 32-bit integers
-// (a node never holds 2³¹ messages: each costs far more than a byte of
-// input) and the flags in one byte.
+// table, is 32 bytes and holds one pointer, the key: the garbage collector
+// scans one word of it. There is one entry per message id of the stream,
+// so every byte here is paid per message. The owner is an ownerRef into the
+// state's owner table instead of a string; where the message lives is not
+// here: a message appended to the list lives where its list entry says
+// (recAnchor), and the rest, rare (inserted messages, messages placed but
+// not listed), where List.rare.locs says (recAside); the message inserted
+// right after this one, rare too, is in List.rare.after, which only a
+// record with recAfter set has an entry in. The flags take one byte.
 type MsgRec struct {
-	owner    ownerRef
-	inv, pos int32
-	anchor   int32  // where in List.ids this message or the one it follows is
-	gen      uint32 // the List generation it was listed in
-	kind     Kind
-	flags    recFlags
+	owner  ownerRef
+	anchor int32  // where in List.locs this message or the one its chain starts from is
+	gen    uint32 // the List generation it was listed in
+	kind   Kind
+	flags  recFlags
 }
+
+// packedLoc is a Loc in 8 bytes, as the list holds it: a node never holds
+// 2³¹ messages (each costs far more than a byte of
+// input), nor a state 2³¹ nodes.
+type packedLoc struct{ inv, pos int32 }
+
+func pack(l Loc) packedLoc { return packedLoc{inv: int32(l.Inv), pos: int32(l.Pos)} }
+
+func (p packedLoc) loc() Loc { return Loc{Inv: int(p.inv), Pos: int(p.pos)} }
 
 // recFlags are the flags of a MsgRec.
 type recFlags uint8
@@ -54,9 +64,11 @@ type recFlags uint8
 const (
 	recOwned    recFlags = 1 << iota // owner and kind are set
 	recReplayed                      // the owner was recorded from history
-	recPlaced                        // inv and pos are set
+	recPlaced                        // the message lives in an invocation
 	recListed                        // in the list, if gen is the list's
-	recAfter                         // List.after holds the message inserted right after this one
+	recAnchor                        // listed at List.locs[anchor] itself, not inserted after a message
+	recAside                         // where it lives is in List.rare.locs
+	recAfter                         // List.rare.after holds the message inserted right after this one
 )
 
 // ownerRef is an owner as the bookkeeping records hold it: 0 for the
@@ -130,9 +142,21 @@ func (c *Cold) RecOwner(r MsgRec) (OwnerRec, bool) {
 	return OwnerRec{Owner: c.owner(r.owner), Kind: r.kind, Replayed: r.flags&recReplayed != 0}, true
 }
 
-// Loc returns where the message lives, and false when it is placed nowhere.
-func (r MsgRec) Loc() (Loc, bool) {
-	return Loc{Inv: int(r.inv), Pos: int(r.pos)}, r.flags&recPlaced != 0
+// RecLoc returns where message id, whose record in c's message index is r,
+// lives, and false when it is placed nowhere. The message lives where its
+// list entry says when it has one (recAnchor, in this generation), and
+// where List.rare.locs says when recAside is set. A message of the list
+// before a ListReset has neither until the list is rebuilt (see ListReset).
+func (c *Cold) RecLoc(id string, r MsgRec) (Loc, bool) {
+	switch {
+	case r.flags&recPlaced == 0:
+	case r.flags&recAside != 0:
+		l, _ := c.List.rare.locs.Get(id)
+		return l.loc(), true
+	case r.flags&recAnchor != 0 && c.listed(r):
+		return c.List.locs.At(int(r.anchor)).loc(), true
+	}
+	return Loc{}, false
 }
 
 // MsgOwner returns the recorded owner of message id.
@@ -145,30 +169,52 @@ func (c *Cold) MsgOwner(id string) (OwnerRec, bool) {
 // nowhere.
 func (c *Cold) MsgLoc(id string) (Loc, bool) {
 	r, _ := c.Msgs.Get(id)
-	return r.Loc()
+	return c.RecLoc(id, r)
 }
 
 // PutMsg records where message id lives and its owner when o is not nil,
 // and, when list is set, puts it into the list (it must not be in it) right
 // after message *after, or at the end when after is nil: one map insertion
 // for all of it, and one more for the message it follows when it is
-// inserted. r is id's record as it is in c.Msgs (the zero MsgRec when there
-// is none). c must be a private copy; rest returns the rest of the cold
-// part as a private copy, and is called only when o names an owner c never
-// recorded.
+// inserted. When list is not set and the message is in the list, it has
+// moved there from where it lived: its list entry moves with it. r is id's
+// record as it is in c.Msgs (the zero MsgRec when there is none). c must be
+// a private copy; rest returns the rest of the cold part as a private copy,
+// and is called only when o names an owner c never recorded.
 func (c *Cold) PutMsg(id string, r MsgRec, o *OwnerRec, l Loc, list bool, after *string, rest func() *Rest) {
 	if o != nil {
 		c.setOwner(&r, *o, rest)
 	}
-	r.inv, r.pos = int32(l.Inv), int32(l.Pos)
 	r.flags |= recPlaced
 	switch {
+	case !list && r.flags&recAnchor != 0 && c.listed(r):
+		c.List.locs = c.List.locs.Set(int(r.anchor), pack(l))
+		c.Msgs = c.Msgs.Set(id, r)
 	case !list:
+		c.setAside(id, &r, l)
 		c.Msgs = c.Msgs.Set(id, r)
 	case after == nil:
-		c.listAppend(id, r)
+		c.listAppend(id, r, l)
 	default:
-		c.listInsert(*after, id, r)
+		c.listInsert(*after, id, r, l)
+	}
+}
+
+// setAside records in List.rare.locs that message id, whose record is r,
+// lives at l, and sets recAside in r.
+func (c *Cold) setAside(id string, r *MsgRec, l Loc) {
+	rare := c.List.writeRare()
+	rare.locs = rare.locs.Set(id, pack(l))
+	r.flags |= recAside
+}
+
+// clearAside forgets where message id, whose record is r, lives, if
+// List.rare.locs says so, and clears recAside in r.
+func (c *Cold) clearAside(id string, r *MsgRec) {
+	if r.flags&recAside != 0 {
+		rare := c.List.writeRare()
+		rare.locs = rare.locs.Delete(id)
+		r.flags &^= recAside
 	}
 }
 
@@ -190,38 +236,73 @@ func (c *Cold) DropMsgLoc(id string) {
 	switch {
 	case !ok || r.flags&recPlaced == 0:
 	case r.flags&recOwned != 0:
-		r.inv, r.pos = 0, 0
+		c.clearAside(id, &r)
 		r.flags &^= recPlaced
 		c.Msgs = c.Msgs.Set(id, r)
 	default:
+		c.clearAside(id, &r)
 		c.Msgs = c.Msgs.Delete(id)
 	}
 }
 
 // List is the AG-UI message list (docs/protocol.md §7). The messages
-// appended to its end are a vector of ids, ids; a message inserted after
-// another (a tool result after the message holding its call) hangs off it:
-// the message it follows has recAfter set and an entry in after naming it,
-// and it records the vector position of the message its chain starts from
-// (MsgRec.anchor). So appending costs a vector append and no map update
-// besides the message's own record, and inserting two record updates and
-// one or two entries in after; Listed and ListNext are O(log n), ListLen
-// O(1), and iterating one map lookup per message (and one more per
-// inserted message). ListReset empties the list in O(1): records listed
-// before belong to an older generation and read as not listed (once every
-// 2³² resets, when the generations wrap, it unlists every record).
+// appended to its end are a vector of where they live, locs (8 bytes each:
+// a message's id is in its record's key and in the message, and the list
+// reads it from the message); it is also where they live for the message
+// index (recAnchor), which holds no location of its own. A message
+// inserted after another (a tool result after the message holding its
+// call) hangs off it: the message it follows has recAfter set and an entry
+// in rare.after naming it, and it records the vector position of the
+// message its chain starts from (MsgRec.anchor), which only that message is
+// at; where it lives is in rare.locs (recAside), as for a message placed
+// but not listed. Every listed message is placed: one that moves while
+// listed (PutMsg) moves its entry in locs when it has one. So appending
+// costs a vector append and no map update besides the message's own
+// record, and inserting two record updates and two or three entries in
+// rare; Listed and ListNext are O(log n), ListLen O(1), and iterating one
+// node lookup per message (and one more map lookup per message when some
+// are inserted, and one per inserted one). ListReset empties the list in
+// O(1): records listed before belong to an older generation and read as
+// not listed (once every 2³² resets, when the generations wrap, it unlists
+// every record).
+//
+// Reading ids and messages from locations needs the invocation nodes: the
+// readers that do take them as Nodes.
 type List struct {
-	ids persist.Vector[string]
-	// after: message id → the message inserted right after it (never
-	// empty), for the records of this generation with recAfter set; nil
-	// when empty. Out of MsgRec, whose every byte is paid per message, as
-	// few messages are inserted; behind a pointer, so that the List (and
-	// Cold, which every fold copies) keeps its size class. The map it
-	// points to is never written once a List points to it.
-	after *persist.Map[string]
-	n     int32  // the number of messages (less than 2³¹, as MsgRec's locations)
-	gen   uint32 // the generation of the records listed
+	locs persist.Vector[packedLoc]
+	// rare is what few messages need; nil when empty. Out of MsgRec, whose
+	// every byte is paid per message; behind a pointer, so that the List
+	// (and Cold, which every fold copies) keeps its size class. The
+	// listRare it points to is never written once a List points to it.
+	rare *listRare
+	n    int32  // the number of messages (less than 2³¹, as packedLoc's)
+	gen  uint32 // the generation of the records listed
 }
+
+// listRare is the part of a List few messages have an entry in.
+type listRare struct {
+	// after: message id → the message inserted right after it (never
+	// empty), for the records of this generation with recAfter set.
+	after persist.Map[string]
+	// locs: message id → where it lives, for the records with recAside
+	// set: placed, and not at an entry of the list's own locs.
+	locs persist.BufMap[packedLoc]
+}
+
+// writeRare returns l.rare as a private copy, to change.
+func (l *List) writeRare() *listRare {
+	r := new(listRare)
+	if l.rare != nil {
+		*r = *l.rare
+	}
+	l.rare = r
+	return r
+}
+
+// Nodes returns the data of invocation node key, or of the root for -1, as
+// the caller sees it: State.Node for a state, or the nodes a fold is
+// changing. The list readers take one to read messages where they live.
+type Nodes func(key int) *InvData
 
 // Listed reports whether message id is in the list.
 func (c *Cold) Listed(id string) bool {
@@ -236,86 +317,108 @@ func (c *Cold) ListLen() int { return int(c.List.n) }
 
 // ListNext returns the id of the message after message id in the list, and
 // false when id is the last or not in the list.
-func (c *Cold) ListNext(id string) (string, bool) {
+func (c *Cold) ListNext(id string, nodes Nodes) (string, bool) {
 	r, ok := c.Msgs.Get(id)
 	switch {
 	case !ok || !c.listed(r):
 		return "", false
 	case r.flags&recAfter != 0:
 		return c.List.next(id)
-	case int(r.anchor)+1 < c.List.ids.Len():
-		return c.List.ids.At(int(r.anchor) + 1), true
+	case int(r.anchor)+1 < c.List.locs.Len():
+		l := c.List.locs.At(int(r.anchor) + 1)
+		return storedAt(nodes(int(l.inv)), l).ID, true
 	}
 	return "", false
 }
 
+// storedAt returns the stored version of the listed message at l, in its
+// node d.
+func storedAt(d *InvData, l packedLoc) *Msg {
+	m, _ := d.Stored(int(l.pos))
+	if m == nil {
+		panic(fmt.Sprintf("model: the list names a message at %v, which holds none", l.loc()))
+	}
+	return m
+}
+
 // ListAll iterates the ids of the list in order. It iterates c as it is
-// when called: c may be changed meanwhile.
-func (c *Cold) ListAll() iter.Seq[string] {
-	recs := c.ListRecs()
+// when called (c may be changed meanwhile) and reads each message where it
+// lives when the iteration reaches it, in nodes.
+func (c *Cold) ListAll(nodes Nodes) iter.Seq[string] {
+	l := c.List
 	return func(yield func(string) bool) {
-		for id := range recs {
-			if !yield(id) {
+		l.walk(nodes, func(_ *InvData, _ Loc, m *Msg) bool { return yield(m.ID) })
+	}
+}
+
+// ListMsgs iterates the messages of the list in order, each with where it
+// lives and as InvData.MsgAt returns it, as ListAll does.
+func (c *Cold) ListMsgs(nodes Nodes) iter.Seq2[Loc, *Msg] {
+	l := c.List
+	return func(yield func(Loc, *Msg) bool) {
+		l.walk(nodes, func(d *InvData, at Loc, m *Msg) bool { return yield(at, d.MsgAt(at.Pos)) })
+	}
+}
+
+// walk calls yield with each message of l in order, the node holding it
+// and where it lives until yield returns false; m is the message's stored
+// version (see InvData.Stored).
+func (l *List) walk(nodes Nodes, yield func(d *InvData, at Loc, m *Msg) bool) {
+	for _, at := range l.locs.All() {
+		for {
+			d := nodes(int(at.inv))
+			m := storedAt(d, at)
+			if !yield(d, at.loc(), m) {
 				return
 			}
-		}
-	}
-}
-
-// ListRecs iterates the ids of the list in order with their records, as
-// ListAll does.
-func (c *Cold) ListRecs() iter.Seq2[string, MsgRec] {
-	msgs, l := c.Msgs, c.List
-	return func(yield func(string, MsgRec) bool) {
-		for _, id := range l.ids.All() {
-			for {
-				r, _ := msgs.Get(id)
-				if !yield(id, r) {
-					return
-				}
-				if r.flags&recAfter == 0 {
-					break
-				}
-				id, _ = l.next(id)
+			next, ok := l.next(m.ID)
+			if !ok {
+				break
 			}
+			at, _ = l.rare.locs.Get(next)
 		}
 	}
 }
 
-// ListAppend puts message id at the end of the list; it must not be in it,
-// and c must be a private copy.
-func (c *Cold) ListAppend(id string) {
+// ListAppend puts message id, which lives at loc, at the end of the list;
+// it must not be in it, and c must be a private copy.
+func (c *Cold) ListAppend(id string, loc Loc) {
 	r, _ := c.Msgs.Get(id)
-	c.listAppend(id, r)
+	r.flags |= recPlaced
+	c.listAppend(id, r, loc)
 }
 
-// listAppend stores r, the record of id, at the end of the list.
-func (c *Cold) listAppend(id string, r MsgRec) {
-	r.flags = r.flags&^recAfter | recListed
-	r.gen, r.anchor = c.List.gen, int32(c.List.ids.Len())
+// listAppend stores r, the record of id, which lives at loc, at the end of
+// the list.
+func (c *Cold) listAppend(id string, r MsgRec, loc Loc) {
+	c.clearAside(id, &r)
+	r.flags = r.flags&^recAfter | recListed | recAnchor
+	r.gen, r.anchor = c.List.gen, int32(c.List.locs.Len())
 	c.Msgs = c.Msgs.Set(id, r)
-	c.List.ids = c.List.ids.Append(id)
+	c.List.locs = c.List.locs.Append(pack(loc))
 	c.List.n++
 }
 
-// listInsert stores r, the record of id, right after message at in the
-// list.
-func (c *Cold) listInsert(at, id string, r MsgRec) {
+// listInsert stores r, the record of id, which lives at loc, right after
+// message at in the list.
+func (c *Cold) listInsert(at, id string, r MsgRec, loc Loc) {
 	a, _ := c.Msgs.Get(at)
-	if a.flags&recAfter == 0 && int(a.anchor) == c.List.ids.Len()-1 {
-		c.listAppend(id, r) // at is the last message
+	if a.flags&recAfter == 0 && int(a.anchor) == c.List.locs.Len()-1 {
+		c.listAppend(id, r, loc) // at is the last message
 		return
 	}
-	r.flags = r.flags&^recAfter | recListed
+	r.flags = r.flags&^(recAfter|recAnchor) | recListed
 	r.gen, r.anchor = c.List.gen, a.anchor
+	c.setAside(id, &r, loc)
+	rare := c.List.writeRare()
 	if a.flags&recAfter != 0 {
 		// id takes over what followed at.
-		next, _ := c.List.next(at)
-		c.List.setAfter(id, next)
+		next, _ := rare.after.Get(at)
+		rare.after = rare.after.Set(id, next)
 		r.flags |= recAfter
 	}
 	c.Msgs = c.Msgs.Set(id, r)
-	c.List.setAfter(at, id)
+	rare.after = rare.after.Set(at, id)
 	if a.flags&recAfter == 0 {
 		a.flags |= recAfter
 		c.Msgs = c.Msgs.Set(at, a)
@@ -323,43 +426,40 @@ func (c *Cold) listInsert(at, id string, r MsgRec) {
 	c.List.n++
 }
 
-// next returns the message inserted right after message id, for a record
-// with recAfter set.
+// next returns the message inserted right after message id: for a record
+// of this generation, there is one exactly when it has recAfter set.
 func (l *List) next(id string) (string, bool) {
-	if l.after == nil {
+	if l.rare == nil {
 		return "", false
 	}
-	return l.after.Get(id)
+	return l.rare.after.Get(id)
 }
 
-// setAfter records next as the message inserted right after message id
-// ("" is an id like any other).
-func (l *List) setAfter(id, next string) {
-	var m persist.Map[string]
-	if l.after != nil {
-		m = *l.after
-	}
-	m = m.Set(id, next)
-	l.after = &m
-}
-
-// ListReset empties the list; c must be a private copy.
+// ListReset empties the list; c must be a private copy. Where the messages
+// appended to it live was in the list: the caller appends each again
+// (ListAppend) or drops it (DropMsgLoc), with where ListMsgs, iterated
+// before the reset, says it lives, before it asks where one lives (MsgLoc)
+// and before the next reset. The inserted ones keep where they live.
 func (c *Cold) ListReset() {
+	rare := c.List.rare
+	if rare != nil {
+		rare = &listRare{locs: rare.locs}
+	}
 	if c.List.gen == math.MaxUint32 {
 		// The generations are used up (after 2³² resets): unlist every
 		// record once, so that no stale one reads as listed when they start
 		// again from zero.
 		for id, r := range c.Msgs.All() {
 			if r.flags&recListed != 0 {
-				r.flags &^= recListed | recAfter
+				r.flags &^= recListed | recAnchor | recAfter
 				r.gen = 0
 				c.Msgs = c.Msgs.Set(id, r)
 			}
 		}
-		c.List = List{}
+		c.List = List{rare: rare}
 		return
 	}
-	c.List = List{gen: c.List.gen + 1}
+	c.List = List{rare: rare, gen: c.List.gen + 1}
 }
 
 // Loc locates a message: the invocation node holding it (-1: the root) and
@@ -463,9 +563,10 @@ type Cold struct {
 	// Messages: the AG-UI list, where each message lives and who owns it
 	// (Msgs), which message holds each tool call.
 	List List
-	// Msgs: message id → its owner (kept for the whole stream, G6) and
-	// where it lives while it is in the list. Read and write it with
-	// MsgOwner, MsgLoc, PutMsg, SetMsgOwner and DropMsgLoc. A BufMap: it
+	// Msgs: message id → its owner (kept for the whole stream, G6),
+	// whether it is placed and where it is in the list (where it lives is
+	// with the list, see MsgRec). Read and write it with MsgOwner, MsgLoc,
+	// RecLoc, PutMsg, SetMsgOwner and DropMsgLoc. A BufMap: it
 	// gains a key per message, and a Map would copy its full top levels
 	// for each.
 	Msgs persist.BufMap[MsgRec]

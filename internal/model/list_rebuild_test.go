@@ -10,52 +10,57 @@ import (
 
 // TestListRebuild drives the list as the reducer does around a
 // MESSAGES_SNAPSHOT: ListReset, then the old list (read before the reset)
-// re-appended in order, some of its ids dropped (DropMsgLoc), then new ids
+// re-appended in order (some moved first), some of its ids dropped
+// (DropMsgLoc), then new ids
 // appended; in between, tool results are inserted after messages (chains
 // of insertions, insertions after re-appended ids whose records still
 // name an old chain). Every state is kept as a value copy and checked
-// again at the end: no later operation may change an earlier state's list,
-// Listed, ListNext, ListLen, owners or locations.
+// again at the end, with the invocation nodes of its time: no later
+// operation may change an earlier state's list, Listed, ListNext, ListLen,
+// owners or locations.
 func TestListRebuild(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		type snap struct {
 			c      Cold
+			nodes  listNodes
 			list   []string
 			owners map[string]OwnerRec
 			locs   map[string]Loc
 		}
 		ids := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 		c := &Cold{Rest: &Rest{}}
+		var nodes listNodes
 		var want []string
 		owners := map[string]OwnerRec{}
 		locs := map[string]Loc{}
 		var snaps []snap
-		check := func(label string, c *Cold, want []string, owners map[string]OwnerRec, locs map[string]Loc) {
-			if got := slices.Collect(c.ListAll()); !slices.Equal(got, want) {
+		check := func(label string, c *Cold, nodes listNodes, want []string, owners map[string]OwnerRec, locs map[string]Loc) {
+			if got := slices.Collect(c.ListAll(nodes.nodes)); !slices.Equal(got, want) {
 				t.Fatalf("%s: list %v, want %v", label, got, want)
 			}
-			var recs []string
-			for id, r := range c.ListRecs() {
-				recs = append(recs, id)
-				if l, ok := r.Loc(); ok != (locs[id] != Loc{}) || ok && l != locs[id] {
-					t.Fatalf("%s: ListRecs record of %q at %v, %v; want %v", label, id, l, ok, locs[id])
+			var msgs []string
+			for l, m := range c.ListMsgs(nodes.nodes) {
+				msgs = append(msgs, m.ID)
+				if wl, ok := locs[m.ID]; !ok || l != wl {
+					t.Fatalf("%s: ListMsgs reads %q at %v; want %v, %v", label, m.ID, l, wl, ok)
 				}
 			}
-			if !slices.Equal(recs, want) {
-				t.Fatalf("%s: ListRecs %v, want %v", label, recs, want)
+			if !slices.Equal(msgs, want) {
+				t.Fatalf("%s: ListMsgs %v, want %v", label, msgs, want)
 			}
+			checkListLocs(t, c, nodes, want)
 			// Stopping early after each position stops the iteration (a
 			// range-over-func loop panics if it goes on).
 			for stop := range want {
 				var got []string
-				for id := range c.ListRecs() {
-					got = append(got, id)
+				for _, m := range c.ListMsgs(nodes.nodes) {
+					got = append(got, m.ID)
 					if len(got) == stop+1 {
 						break
 					}
 				}
 				if !slices.Equal(got, want[:stop+1]) {
-					t.Fatalf("%s: ListRecs stopped after %d: %v, want %v", label, stop+1, got, want[:stop+1])
+					t.Fatalf("%s: ListMsgs stopped after %d: %v, want %v", label, stop+1, got, want[:stop+1])
 				}
 			}
 			if c.ListLen() != len(want) {
@@ -66,7 +71,7 @@ func TestListRebuild(t *testing.T) {
 				if c.Listed(id) != (i >= 0) {
 					t.Fatalf("%s: Listed(%q) = %v, want %v", label, id, c.Listed(id), i >= 0)
 				}
-				next, ok := c.ListNext(id)
+				next, ok := c.ListNext(id, nodes.nodes)
 				if wantOK := i >= 0 && i+1 < len(want); ok != wantOK || ok && next != want[i+1] {
 					t.Fatalf("%s: ListNext(%q) = %q, %v; list %v", label, id, next, ok, want)
 				}
@@ -75,12 +80,19 @@ func TestListRebuild(t *testing.T) {
 					t.Fatalf("%s: owner of %q: %v, %v; want %v, %v", label, id, rec, known, o, ok)
 				}
 				l, placed := c.MsgLoc(id)
-				if wl := locs[id]; placed != (wl != Loc{}) || placed && l != wl {
+				if wl, ok := locs[id]; placed != ok || placed && l != wl {
 					t.Fatalf("%s: loc of %q: %v, %v; want %v", label, id, l, placed, wl)
 				}
 			}
 		}
-		loc := func(step int) Loc { return Loc{Inv: step % 3, Pos: step + 1} } // never the zero Loc
+		// place puts a message id at the end of one of four nodes, the
+		// root among them, and records where it lives.
+		place := func(id string, step int) Loc {
+			var l Loc
+			nodes, l = nodes.place(id, step%4-1)
+			locs[id] = l
+			return l
+		}
 		for step := range rapid.IntRange(1, 80).Draw(t, "steps") {
 			id := rapid.SampledFrom(ids).Draw(t, fmt.Sprint("id", step))
 			switch op := rapid.IntRange(0, 6).Draw(t, fmt.Sprint("op", step)); op {
@@ -97,8 +109,7 @@ func TestListRebuild(t *testing.T) {
 					}
 					owners[id] = *o
 				}
-				c.PutMsg(id, r, o, loc(step), true, nil, restOf(c))
-				locs[id] = loc(step)
+				c.PutMsg(id, r, o, place(id, step), true, nil, restOf(c))
 				want = append(want, id)
 			case 2, 3: // a tool result: placed, then inserted after a listed message
 				if slices.Contains(want, id) || len(want) == 0 {
@@ -108,25 +119,36 @@ func TestListRebuild(t *testing.T) {
 				r, _ := c.Msgs.Get(id)
 				o := OwnerRec{Owner: Owner{Sub: true, ID: "t" + id}, Kind: KindTool}
 				if op == 2 { // placed and listed in one record update, as toolResult does
-					c.PutMsg(id, r, &o, loc(step), true, &at, restOf(c))
+					c.PutMsg(id, r, &o, place(id, step), true, &at, restOf(c))
 				} else { // placed first, then listed by a second update of its record
-					c.PutMsg(id, r, &o, Loc{Inv: 7, Pos: 7}, false, nil, restOf(c))
+					first := place(id, step+1)
+					c.PutMsg(id, r, &o, first, false, nil, restOf(c))
+					nodes = nodes.remove(first)
 					r, _ = c.Msgs.Get(id)
-					c.PutMsg(id, r, nil, loc(step), true, &at, restOf(c))
+					c.PutMsg(id, r, nil, place(id, step), true, &at, restOf(c))
 				}
-				owners[id], locs[id] = o, loc(step)
+				owners[id] = o
 				i := slices.Index(want, at)
 				want = slices.Insert(want, i+1, id)
-			case 4: // a snapshot: keep some of the old list in order, drop the rest, append new ids
-				old := c.ListAll()
+			case 4: // a snapshot: keep some of the old list in order (some moved first), drop the rest, append new ids
+				old := c.ListMsgs(nodes.nodes)
 				c.ListReset()
 				var kept []string
-				for id := range old {
+				for l, m := range old {
+					id := m.ID
+					if l != locs[id] {
+						t.Fatalf("step %d: the list before the reset reads %q at %v, want %v", step, id, l, locs[id])
+					}
 					if rapid.Bool().Draw(t, fmt.Sprint("keep", step, id)) {
-						c.ListAppend(id)
+						if rapid.Bool().Draw(t, fmt.Sprint("move", step, id)) { // as a replaced message whose tag changed
+							nodes, l = nodes.move(c, id, l, step%4-1)
+							locs[id] = l
+						}
+						c.ListAppend(id, l)
 						kept = append(kept, id)
 						continue
 					}
+					nodes = nodes.remove(l)
 					c.DropMsgLoc(id)
 					delete(locs, id)
 					if _, owned := owners[id]; !owned {
@@ -139,8 +161,7 @@ func TestListRebuild(t *testing.T) {
 						c.SetMsgOwner(nid, OwnerRec{Owner: Owner{Sub: true, ID: "s" + nid}, Kind: KindText, Replayed: true}, restOf(c))
 						owners[nid] = OwnerRec{Owner: Owner{Sub: true, ID: "s" + nid}, Kind: KindText, Replayed: true}
 						r, _ := c.Msgs.Get(nid)
-						c.PutMsg(nid, r, nil, loc(step), true, nil, restOf(c))
-						locs[nid] = loc(step)
+						c.PutMsg(nid, r, nil, place(nid, step), true, nil, restOf(c))
 						want = append(want, nid)
 					}
 				}
@@ -148,24 +169,23 @@ func TestListRebuild(t *testing.T) {
 				o := OwnerRec{Owner: Owner{Sub: true, ID: "x" + id}, Kind: KindReasoning}
 				c.SetMsgOwner(id, o, restOf(c))
 				owners[id] = o
-			case 6: // a message moves to another node
+			case 6: // a listed message moves to another node
 				if !slices.Contains(want, id) {
 					continue
 				}
-				r, _ := c.Msgs.Get(id)
-				c.PutMsg(id, r, nil, loc(step+1000), false, nil, restOf(c))
-				locs[id] = loc(step + 1000)
+				from, _ := c.MsgLoc(id)
+				nodes, locs[id] = nodes.move(c, id, from, step%4-1)
 			}
-			check(fmt.Sprint("step ", step), c, want, owners, locs)
+			check(fmt.Sprint("step ", step), c, nodes, want, owners, locs)
 			// Keep a value copy, as a published view keeps its Cold; the
 			// next step changes a private copy.
-			snaps = append(snaps, snap{c: *c, list: slices.Clone(want), owners: cloneMap(owners), locs: cloneMap(locs)})
+			snaps = append(snaps, snap{c: *c, nodes: nodes, list: slices.Clone(want), owners: cloneMap(owners), locs: cloneMap(locs)})
 			cp := *c
 			c = &cp
 		}
 		for i := range snaps {
 			s := &snaps[i]
-			check(fmt.Sprint("kept state ", i), &s.c, s.list, s.owners, s.locs)
+			check(fmt.Sprint("kept state ", i), &s.c, s.nodes, s.list, s.owners, s.locs)
 		}
 	})
 }

@@ -33,10 +33,12 @@ func TestSizes(t *testing.T) {
 			"a call with metadata, an encrypted value or subagents has one of its own (and copies it on each change); the rest share plainCall"},
 		{"toolInfo", unsafe.Sizeof(toolInfo{}), 128, false,
 			"every tool message has one (MsgInfo plus its call id); a field added to MsgInfo takes it to the 144-byte class"},
-		{"MsgRec", unsafe.Sizeof(MsgRec{}), 24, false,
+		{"MsgRec", unsafe.Sizeof(MsgRec{}), 16, false,
 			"the message index holds one for every message id of the stream"},
-		{"MsgRec's index entry", persist.TableEntrySize[MsgRec](), 40, false,
-			"one for every message id of the stream, in the index's table: a record of 28 bytes would make it 48"},
+		{"packedLoc", unsafe.Sizeof(packedLoc{}), 8, true,
+			"the list holds one for every message appended to it, where a string id would take 16 bytes"},
+		{"MsgRec's index entry", persist.TableEntrySize[MsgRec](), 32, false,
+			"one for every message id of the stream, in the index's table: a record of 20 bytes would make it 40"},
 		{"CallOwner's entry", persist.TableEntrySize[ownerRef](), 24, false,
 			"one for every tool call of the stream, in the owners' table"},
 		{"Cold", unsafe.Sizeof(Cold{}), 152, false,
@@ -56,12 +58,17 @@ func TestSizes(t *testing.T) {
 }
 
 // pointerField returns the name of a field of struct type st that holds a
-// pointer (a string, slice, map, … counts), or "".
+// pointer (a string, slice, map, … counts; in a struct field, its own
+// field's name follows a dot), or "".
 func pointerField(st reflect.Type) string {
 	for f := range st.Fields() {
 		switch f.Type.Kind() {
 		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		case reflect.Struct:
+			if p := pointerField(f.Type); p != "" {
+				return f.Name + "." + p
+			}
 		default:
 			return f.Name
 		}

@@ -114,6 +114,15 @@ func (s *State) Inv(key int) *Inv {
 	return s.Cold.Rest.invs.At(key)
 }
 
+// Node returns the data of invocation node key: subagent node key (0 ≤ key
+// < NInvs), or the root for -1. It is the Nodes the list readers take.
+func (s *State) Node(key int) *InvData {
+	if key < 0 {
+		return s.Root.Data()
+	}
+	return s.Inv(key).Data()
+}
+
 // AppendInv adds node n as the last subagent node and returns its key; s
 // and s.Cold.Rest must be private copies.
 func (s *State) AppendInv(n *Inv) int {

@@ -40,7 +40,7 @@ const bufLen = 32
 //
 // A version keeps alive the table as it saw it: the chunks and index of its
 // header (see keyTable), and the entries its descendants wrote into its
-// last chunk (at most 1023), not the rest of what they added. A version
+// last chunk (at most 2047), not the rest of what they added. A version
 // whose log is full likewise keeps the trie and table its first successor
 // moved the log into.
 //

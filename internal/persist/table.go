@@ -5,11 +5,15 @@ import (
 	"unsafe"
 )
 
-// tableChunkBits sets the number of entries of a full table chunk: 1024,
-// 40 KB for a 24-byte value, which the allocator takes whole pages for
-// (a chunk of up to 32 KB would carry an 8-byte header and be rounded up
-// to its size class, 10 % more for 256 entries).
-const tableChunkBits = 10
+// tableChunkBits sets the number of entries of a full table chunk: 2048.
+// An entry's size is a multiple of 8 bytes (it starts with a string
+// header), so a full chunk is a multiple of 16 KB, at least 32 KB plus 16
+// KB: an object the allocator takes whole 8 KB pages for, with no header
+// and no rounding up. A chunk of up to 32 KB (1024 entries of up to 32
+// bytes) would carry an 8-byte header, which takes one of 32 KB to a 40 KB
+// object, and smaller ones up to their size class (10 % more for 1024
+// entries of 24 bytes).
+const tableChunkBits = 11
 
 const tableChunkLen = 1 << tableChunkBits
 
@@ -33,9 +37,9 @@ const tableFirstChunk = 32
 //
 // A new key thus costs one entry written in place and one slot, where a trie
 // of a few hundred thousand keys copies a node of up to 32 pointers at each
-// of its top levels: the table holds a stream's message ids at 52 bytes a
-// key or so (a 40-byte entry and its share of the index), and adds one with
-// no allocation beyond a chunk every 1024 keys and an index twice as large
+// of its top levels: the table holds a stream's message ids at 44 bytes a
+// key or so (a 32-byte entry and its share of the index), and adds one with
+// no allocation beyond a chunk every 2048 keys and an index twice as large
 // each time it is three quarters full.
 //
 // A keyTable value is one version's header of the table: the claim counter
@@ -44,7 +48,7 @@ const tableFirstChunk = 32
 // header of its own when it adds a chunk or grows the index (see add); it
 // writes the entries and slots in place. So a version kept while
 // its descendants grow the table keeps alive the chunks and index of its
-// time (and the entries descendants wrote into its last chunk, at most 1023),
+// time (and the entries descendants wrote into its last chunk, at most 2047),
 // not everything they added: a view kept as the start of many streams does
 // not keep the index of the one that grew from it.
 //

@@ -195,3 +195,28 @@ func TestBufMapForkEveryWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestTableChunkPages: a full table chunk is a large object of whole
+// pages, whatever the entry: above 32 KB, so that the allocator adds no
+// 8-byte header (which takes a chunk of exactly 32 KB to a 40 KB object),
+// and a multiple of the 8 KB page, so that none of it is rounding.
+func TestTableChunkPages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size uintptr
+	}{
+		{"uint32", TableEntrySize[uint32]()},
+		{"int", TableEntrySize[int]()},
+		{"16-byte record", TableEntrySize[[4]uint32]()},
+		{"string", TableEntrySize[string]()},
+		{"24-byte record", TableEntrySize[[6]uint32]()},
+		{"struct{string; int}", TableEntrySize[struct {
+			s string
+			i int
+		}]()},
+	} {
+		if n := tc.size * tableChunkLen; n <= 32<<10 || n%(8<<10) != 0 {
+			t.Errorf("a chunk of %d entries of %d bytes (%s) is %d bytes: not whole pages above 32 KB", tableChunkLen, tc.size, tc.name, n)
+		}
+	}
+}
