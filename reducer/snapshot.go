@@ -61,9 +61,8 @@ func (f *folder) holdCalls(m *model.Msg) {
 	calls := m.Calls()
 	for i := range calls.Len() { // an index loop: a range-over-func body would make f escape
 		c := calls.At(i)
-		if _, held := f.st.Cold.Calls.Loc.Get(c.ID); !held {
-			calls := f.writeCalls()
-			calls.Loc = calls.Loc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
+		if _, _, held := f.st.Cold.CallHolder(c.ID); !held {
+			f.writeCold().HoldCall(c.ID, m.ID, i, f.writeCalls)
 		}
 	}
 }
@@ -194,8 +193,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 
 	old := f.st.Cold.ListAll() // the list as it is now
 	f.writeCold().ListReset()
-	calls := f.writeCalls()
-	calls.ResultAfter, calls.Loc = persist.BufMap[string]{}, persist.BufMap[model.CallLoc]{}
+	f.writeCold().UnholdCalls(f.writeCalls)
 	for id := range old {
 		m, loc, ok := f.msg(id)
 		if !ok {

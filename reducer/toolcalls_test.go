@@ -196,3 +196,76 @@ func TestPlainCallsShareNothingVisible(t *testing.T) {
 		})
 	}
 }
+
+// TestResultsFollowTheirHolder: a TOOL_CALL_RESULT goes after the tool
+// messages already following the message holding its call, starting from
+// the result inserted last after that message while the list has not been
+// rebuilt since; a MESSAGES_SNAPSHOT rebuilding the list forgets it, so a
+// tool message it turned into another role ends the walk again.
+func TestResultsFollowTheirHolder(t *testing.T) {
+	const start = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+	call := func(id, parent string) []string {
+		return []string{
+			`{"type":"TOOL_CALL_START","toolCallId":"` + id + `","toolCallName":"f","parentMessageId":"` + parent + `"}`,
+			`{"type":"TOOL_CALL_END","toolCallId":"` + id + `"}`,
+		}
+	}
+	result := func(id, callID string) []string {
+		return []string{`{"type":"TOOL_CALL_RESULT","messageId":"` + id + `","toolCallId":"` + callID + `","content":"ok"}`}
+	}
+	text := func(id string) []string {
+		return []string{
+			`{"type":"TEXT_MESSAGE_START","messageId":"` + id + `","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"` + id + `"}`,
+		}
+	}
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	// a holds x0 and x1, b follows; q answers x1, then p answers x0.
+	answered := cat([]string{start}, text("a"), call("x0", "a"), call("x1", "a"), text("b"), result("q", "x1"), result("p", "x0"))
+	// snapshot restates the list, with q in the given role.
+	snapshot := func(qRole string) []string {
+		q := `{"id":"q","role":"tool","content":"ok","toolCallId":"x1"}`
+		if qRole != "tool" {
+			q = `{"id":"q","role":"` + qRole + `","content":"ok"}`
+		}
+		return []string{`{"type":"MESSAGES_SNAPSHOT","messages":[` +
+			`{"id":"a","role":"assistant","toolCalls":[` +
+			`{"id":"x0","type":"function","function":{"name":"f","arguments":""}},` +
+			`{"id":"x1","type":"function","function":{"name":"f","arguments":""}}]},` +
+			q + `,{"id":"p","role":"tool","content":"ok","toolCallId":"x0"},` +
+			`{"id":"b","role":"assistant","content":"hi"}]}`}
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"in order", cat(answered, result("r", "x1")), []string{"a", "q", "p", "r", "b"}},
+		{"many calls", cat([]string{start}, text("a"), call("x0", "a"), call("x1", "a"), call("x2", "a"), text("b"),
+			result("r2", "x2"), result("r0", "x0"), result("r1", "x1"), result("r3", "x2")),
+			[]string{"a", "r2", "r0", "r1", "r3", "b"}},
+		{"past the flat list", cat([]string{start}, text("a"),
+			call("y0", "a"), call("y1", "a"), call("y2", "a"), call("y3", "a"), call("y4", "a"), call("y5", "a"),
+			call("y6", "a"), call("y7", "a"), call("y8", "a"), call("y9", "a"), call("y10", "a"), call("y11", "a"),
+			call("y12", "a"), call("y13", "a"), call("y14", "a"), call("y15", "a"), call("y16", "a"), text("b"),
+			result("r0", "y16"), call("y17", "a"), result("r1", "y3"), call("y18", "a"), result("r2", "y18")),
+			[]string{"a", "r0", "r1", "r2", "b"}},
+		{"snapshot keeps the tool messages", cat(answered, snapshot("tool"), result("r", "x1")),
+			[]string{"a", "q", "p", "r", "b"}},
+		{"snapshot makes q a user message", cat(answered, snapshot("user"), result("r", "x1")),
+			[]string{"a", "r", "q", "p", "b"}},
+		{"answered again after the snapshot", cat(answered, snapshot("user"), result("r", "x1"), result("s", "x0")),
+			[]string{"a", "r", "s", "q", "p", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := mustFoldOn(t, view.New(), tc.lines...)
+			require.Equal(t, tc.want, listIDs(v))
+		})
+	}
+}

@@ -68,3 +68,37 @@ func TestCallList(t *testing.T) {
 	assert.Equal(t, 1, n)
 	assert.Panics(t, func() { one.At(1) })
 }
+
+// TestCallListAnswered: LastAnswered is the index the last Answer replaced,
+// kept by Append and Set across the list's forms (one call, flat, vector),
+// and an earlier version keeps its own.
+func TestCallListAnswered(t *testing.T) {
+	var l CallList
+	assert.Equal(t, 0, l.LastAnswered(), "empty")
+	want := 0
+	type version struct {
+		l        CallList
+		answered int
+	}
+	var versions []version
+	for i := range 40 {
+		l = l.Append(&Call{ID: fmt.Sprint("c", i)})
+		switch {
+		case i%5 == 2:
+			j := i * 7 % l.Len()
+			l = l.Answer(j, &Call{ID: fmt.Sprint("c", j), HasResult: true})
+			want = j
+			require.True(t, l.At(j).HasResult, "Answer replaced call %d", j)
+		case i%5 == 4:
+			l = l.Set(i/2, &Call{ID: fmt.Sprint("c", i/2)})
+		}
+		require.Equal(t, want, l.LastAnswered(), "after call %d", i)
+		versions = append(versions, version{l, want})
+	}
+	for i, v := range versions {
+		assert.Equal(t, v.answered, v.l.LastAnswered(), "version %d", i)
+	}
+	one := CallsOf(&Call{ID: "a"}).Answer(0, &Call{ID: "a", HasResult: true})
+	assert.Equal(t, 0, one.LastAnswered())
+	assert.Equal(t, 0, one.Append(&Call{ID: "b"}).LastAnswered(), "the one call answered, then another")
+}
