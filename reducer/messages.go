@@ -515,8 +515,9 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	// arena (see msgStart).
 	strs := f.st.Strings()
 	id = strs.Clone(id)
+	var newOwner *model.Owner // the owner to record, when none is
 	if !known {
-		f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
+		newOwner = &owner
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
@@ -532,6 +533,9 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		c.Status = model.EntOpen
 		c.Info.Meta = c.Info.Meta.Merge(meta)
 		f.putCall(holder, loc, idx, c)
+		if newOwner != nil {
+			f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
+		}
 		open(loc, idx)
 		return nil
 	}
@@ -570,7 +574,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		m.AppendCall(c)
 		tloc = f.appendMsg(m, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
-	f.writeCold().HoldCall(id, target, idx, f.writeCalls)
+	f.writeCold().HoldCall(id, target, idx, newOwner, f.writeCalls, f.writeRest)
 	open(tloc, idx)
 	return nil
 }
@@ -699,27 +703,21 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		h := *holder
 		h.AnswerCall(idx, answered)
 		f.putMsg(hloc, &h)
-		f.writeCold().SetCallAnswered(answered.ID, f.writeCalls)
 	}
 	return nil
 }
 
 // lastResult returns the id of the tool result inserted last after holder,
 // a listed message holding a call that a TOOL_CALL_RESULT answers, and
-// false when none was since a MESSAGES_SNAPSHOT last rebuilt the list:
-// the result of the call its calls answered last (CallList.LastAnswered),
-// when the call's record says so (Cold.CallAnswered).
+// false when none was since a MESSAGES_SNAPSHOT last rebuilt the list: the
+// result of the call its calls answered last (CallList.LastAnswer).
 func (f *folder) lastResult(holder *model.Msg) (string, bool) {
 	calls := holder.Calls()
-	i := calls.LastAnswered()
-	if i >= calls.Len() {
+	i, ok := calls.LastAnswer()
+	if !ok {
 		return "", false
 	}
-	c := calls.At(i)
-	if !c.HasResult || !f.st.Cold.CallAnswered(c.ID, holder.ID, i) {
-		return "", false
-	}
-	return c.Result, true
+	return calls.At(i).Result, true
 }
 
 // ---------------------------------------------------------------------------

@@ -62,7 +62,7 @@ func (f *folder) holdCalls(m *model.Msg) {
 	for i := range calls.Len() { // an index loop: a range-over-func body would make f escape
 		c := calls.At(i)
 		if _, _, held := f.st.Cold.CallHolder(c.ID); !held {
-			f.writeCold().HoldCall(c.ID, m.ID, i, f.writeCalls)
+			f.writeCold().HoldCall(c.ID, m.ID, i, nil, f.writeCalls, f.writeRest)
 		}
 	}
 }
@@ -214,6 +214,11 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			keep = !hasReasoning
 		}
 		if keep {
+			// The tool results after it are no longer known to follow it
+			// (see lastResult): a fresh list starts a fresh run of results.
+			if c := *m; c.ForgetAnswer() {
+				f.putMsg(loc, &c)
+			}
 			f.writeCold().ListAppend(id)
 			continue
 		}

@@ -269,3 +269,35 @@ func TestResultsFollowTheirHolder(t *testing.T) {
 		})
 	}
 }
+
+// TestResultsAfterAKeptHolder: a reasoning message holding calls (a Go
+// program can fold one from history; the wire decoder keeps toolCalls for
+// assistant messages only) survives a MESSAGES_SNAPSHOT that has no
+// reasoning message, but the results inserted after it before the snapshot
+// are not known to follow it any more: a result then walks from the
+// message itself, and stops at a message the snapshot turned into a user
+// message.
+func TestResultsAfterAKeptHolder(t *testing.T) {
+	calls := []event.ToolCall{{ID: "x0", Type: "function"}, {ID: "x1", Type: "function"}}
+	tool := event.RoleTool
+	p := func(s string) *string { return &s }
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.MessagesSnapshot{Messages: []event.Message{
+			{ID: "a", Role: event.RoleReasoning, Content: json.RawMessage(`"hm"`), ToolCalls: calls},
+			{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)},
+		}},
+		&event.ToolCallResult{MessageID: "q", ToolCallID: "x1", Content: json.RawMessage(`"ok"`)},
+		&event.ToolCallResult{MessageID: "p", ToolCallID: "x0", Content: json.RawMessage(`"ok"`)},
+		&event.MessagesSnapshot{Messages: []event.Message{
+			{ID: "q", Role: event.RoleUser, Content: json.RawMessage(`"ok"`)},
+			{ID: "p", Role: tool, Content: json.RawMessage(`"ok"`), ToolCallID: p("x0")},
+			{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)},
+		}},
+		&event.ToolCallResult{MessageID: "r", ToolCallID: "x1", Content: json.RawMessage(`"ok"`)},
+	}
+	views, jsons := foldPublished(t, evs)
+	require.Equal(t, []string{"a", "q", "p", "b"}, listIDs(views[3]), "before the snapshot")
+	require.Equal(t, []string{"a", "r", "q", "p", "b"}, listIDs(views[len(views)-1]))
+	requireUnchanged(t, views, jsons)
+}

@@ -46,9 +46,8 @@ type callRec struct {
 type callFlags uint8
 
 const (
-	callOwned    callFlags = 1 << iota // owner is set
-	callHeld                           // holder and idx are set, if gen is the Calls'
-	callAnswered                       // a tool result answering it was inserted after the holder, if held
+	callOwned callFlags = 1 << iota // owner is set
+	callHeld                        // holder and idx are set, if gen is the Calls'
 )
 
 // held reports whether r says where its call is held in x's generation.
@@ -85,33 +84,24 @@ func (c *Cold) CallHolder(id string) (holder string, idx int, ok bool) {
 	return r.holder, int(r.idx), true
 }
 
-// HoldCall records that message holder holds tool call id as its call idx,
-// keeping the call's owner; calls returns c.Calls as a private copy.
-func (c *Cold) HoldCall(id, holder string, idx int, calls func() *Calls) {
+// HoldCall records that message holder holds tool call id as its call
+// idx, and o as the call's owner when o is not nil (else it keeps the
+// owner recorded): one write of the call's record. c must be a private
+// copy; calls returns c.Calls as a private copy, and rest is as for
+// PutMsg.
+func (c *Cold) HoldCall(id, holder string, idx int, o *Owner, calls func() *Calls, rest func() *Rest) {
+	var ref ownerRef
+	if o != nil {
+		ref = c.ref(*o, rest)
+	}
 	x := calls()
 	r, _ := x.recs.Get(id)
-	r.holder, r.idx, r.gen = holder, int32(idx), x.gen
-	r.flags = r.flags&^callAnswered | callHeld
-	x.recs = x.recs.Set(id, r)
-}
-
-// SetCallAnswered records that a tool result answering tool call id was
-// just inserted after the message holding it (see CallAnswered); calls
-// returns c.Calls as a private copy.
-func (c *Cold) SetCallAnswered(id string, calls func() *Calls) {
-	x := calls()
-	if r, _ := x.recs.Get(id); x.held(r) {
-		r.flags |= callAnswered
-		x.recs = x.recs.Set(id, r)
+	if o != nil {
+		r.owner, r.flags = ref, r.flags|callOwned
 	}
-}
-
-// CallAnswered reports whether tool call id is held by message holder as
-// its call idx and a tool result answering it was inserted after the
-// holder (SetCallAnswered) since it was held.
-func (c *Cold) CallAnswered(id, holder string, idx int) bool {
-	r, _ := c.Calls.recs.Get(id)
-	return c.Calls.held(r) && r.flags&callAnswered != 0 && r.holder == holder && int(r.idx) == idx
+	r.holder, r.idx, r.gen = holder, int32(idx), x.gen
+	r.flags |= callHeld
+	x.recs = x.recs.Set(id, r)
 }
 
 // UnholdCalls records that no message holds any tool call, keeping their
@@ -125,7 +115,7 @@ func (c *Cold) UnholdCalls(calls func() *Calls) {
 		for id, r := range x.recs.All() {
 			if r.flags&callHeld != 0 {
 				r.holder, r.idx, r.gen = "", 0, 0
-				r.flags &^= callHeld | callAnswered
+				r.flags &^= callHeld
 				x.recs = x.recs.Set(id, r)
 			}
 		}

@@ -10,58 +10,64 @@ import (
 )
 
 // TestCallRecords: a call's owner and where it is held live in one record;
-// UnholdCalls forgets every holder and answer and keeps the owners, also
-// when the generations wrap; a state copied earlier reads as it was.
+// HoldCall records the owner with the holder or keeps the one recorded;
+// UnholdCalls forgets every holder and keeps the owners, also when the
+// generations wrap; a state copied earlier reads as it was.
 func TestCallRecords(t *testing.T) {
+	sub, other := Owner{Sub: true, ID: "s"}, Owner{Sub: true, ID: "o"}
 	c := &Cold{Rest: &Rest{}, Calls: &Calls{}}
-	calls := callsOf(c)
-	sub := Owner{Sub: true, ID: "s"}
-	c.SetCallOwner("x", sub, calls, restOf(c))
-	c.HoldCall("x", "m", 3, calls)
-	c.HoldCall("y", "m", 4, calls) // held, no owner recorded
+	calls, rest := callsOf(c), restOf(c)
+	c.SetCallOwner("x", sub, calls, rest)
 	before := *c
-	c.SetCallAnswered("x", calls)
-	c.SetCallAnswered("z", calls) // held nowhere: nothing to record
+	c.HoldCall("x", "m", 3, nil, calls, rest)   // keeps the owner
+	c.HoldCall("y", "m", 4, nil, calls, rest)   // held, no owner
+	c.HoldCall("z", "", 0, &other, calls, rest) // held by the message "", with an owner
 
-	holder, idx, ok := c.CallHolder("x")
-	assert.Equal(t, []any{"m", 3, true}, []any{holder, idx, ok})
-	assert.True(t, c.CallAnswered("x", "m", 3))
-	assert.False(t, c.CallAnswered("x", "n", 3), "another holder")
-	assert.False(t, c.CallAnswered("x", "m", 2), "another index")
-	assert.False(t, c.CallAnswered("y", "m", 4), "not answered")
-	assert.False(t, before.CallAnswered("x", "m", 3), "a state copied before the answer")
-	_, ok = c.CallOwner("y")
-	assert.False(t, ok, "y has no owner")
-	_, _, ok = c.CallHolder("z")
-	assert.False(t, ok)
+	for _, tc := range []struct {
+		id     string
+		holder string
+		idx    int
+		held   bool
+		owner  Owner
+		owned  bool
+	}{
+		{"x", "m", 3, true, sub, true},
+		{"y", "m", 4, true, Owner{}, false},
+		{"z", "", 0, true, other, true},
+		{"none", "", 0, false, Owner{}, false},
+	} {
+		holder, idx, held := c.CallHolder(tc.id)
+		assert.Equal(t, []any{tc.holder, tc.idx, tc.held}, []any{holder, idx, held}, "%s's holder", tc.id)
+		o, owned := c.CallOwner(tc.id)
+		assert.Equal(t, []any{tc.owner, tc.owned}, []any{o, owned}, "%s's owner", tc.id)
+	}
+	_, _, held := before.CallHolder("x")
+	assert.False(t, held, "a state copied before x was held")
+	_, owned := before.CallOwner("z")
+	assert.False(t, owned, "a state copied before z's owner was recorded")
 
 	for _, gen := range []uint32{0, math.MaxUint32 - 1, math.MaxUint32} {
 		t.Run(fmt.Sprint("gen ", gen), func(t *testing.T) {
 			c := &Cold{Rest: before.Rest, Calls: &Calls{}}
-			calls := callsOf(c)
+			calls, rest := callsOf(c), restOf(c)
 			c.Calls.gen = gen
-			c.SetCallOwner("x", sub, calls, restOf(c))
-			c.HoldCall("x", "m", 3, calls)
-			c.SetCallAnswered("x", calls)
+			c.HoldCall("x", "m", 3, &sub, calls, rest)
 			held := *c
 			c.UnholdCalls(calls)
 			_, _, ok := c.CallHolder("x")
 			assert.False(t, ok, "held after UnholdCalls")
-			assert.False(t, c.CallAnswered("x", "m", 3), "answered after UnholdCalls")
 			o, ok := c.CallOwner("x")
 			assert.Equal(t, []any{sub, true}, []any{o, ok}, "the owner stays")
 			_, _, ok = held.CallHolder("x")
 			assert.True(t, ok, "a state copied before UnholdCalls")
-			// Held again: by the same message, but not answered.
-			c.HoldCall("x", "m", 3, calls)
+			c.HoldCall("x", "n", 1, nil, calls, rest)
 			holder, idx, ok := c.CallHolder("x")
-			assert.Equal(t, []any{"m", 3, true}, []any{holder, idx, ok})
-			assert.False(t, c.CallAnswered("x", "m", 3), "an answer before UnholdCalls")
+			assert.Equal(t, []any{"n", 1, true}, []any{holder, idx, ok}, "held again")
 			if gen == math.MaxUint32-1 {
 				// Up to the last generation and past it: a record held in
 				// generation 0 long ago must not read as held after the wrap.
 				c.Calls.gen = 0
-				c.HoldCall("old", "m", 0, calls)
+				c.HoldCall("old", "m", 0, nil, calls, rest)
 				c.Calls.gen = math.MaxUint32
 				c.UnholdCalls(calls)
 				require.Zero(t, c.Calls.gen)

@@ -39,7 +39,7 @@ type manyCalls struct {
 	flat []*Call               // the calls, while big is empty
 	big  persist.Vector[*Call] // the calls, once more than flatCalls
 	// answered is the index of the call the list's last Answer replaced, 0
-	// when none did (see LastAnswered); Append and Set keep it.
+	// when none did (see LastAnswer); Append and Set keep it.
 	answered int32
 }
 
@@ -121,8 +121,10 @@ func (l CallList) Set(i int, c *Call) CallList {
 }
 
 // Answer is Set for a call that a tool result inserted after the message
-// holding the list just answered: LastAnswered then returns i.
+// holding the list just answered; c must be new (not yet in a published
+// list), as Answer marks it answered. LastAnswer then returns i.
 func (l CallList) Answer(i int, c *Call) CallList {
+	c.answered = true
 	l = l.Set(i, c)
 	if l.r.many != nil {
 		l.r.many.answered = int32(i) // the rep Set just made: not yet published
@@ -130,15 +132,32 @@ func (l CallList) Answer(i int, c *Call) CallList {
 	return l
 }
 
-// LastAnswered returns the index of the call the last Answer in the list's
-// history replaced (Append and Set keep it), 0 when none did. It is a
-// hint: Cold.CallAnswered tells whether that call's result is the tool
-// result inserted last after the message holding the list.
-func (l CallList) LastAnswered() int {
-	if l.r == nil || l.r.many == nil {
-		return 0
+// LastAnswer returns the index of the call the list's last Answer
+// replaced (Append and Set keep it), and false when no Answer did or
+// ForgetAnswer forgot it. Then the tool result inserted last after the
+// message holding the list is that call's Result.
+func (l CallList) LastAnswer() (int, bool) {
+	if l.r == nil {
+		return 0, false
 	}
-	return int(l.r.many.answered)
+	i := 0
+	if l.r.many != nil {
+		i = int(l.r.many.answered)
+	}
+	return i, l.At(i).answered
+}
+
+// ForgetAnswer returns the list with no last answer (see LastAnswer): l
+// itself when it has none, else l with a copy of that call that is not
+// marked answered.
+func (l CallList) ForgetAnswer() CallList {
+	i, ok := l.LastAnswer()
+	if !ok {
+		return l
+	}
+	c := *l.At(i)
+	c.answered = false
+	return l.Set(i, &c)
 }
 
 // manyOf returns the list of the calls m holds.

@@ -498,6 +498,18 @@ func (m *Msg) SetCall(i int, c *Call) { m.holdCalls(m.Calls().Set(i, c)) }
 // answered (see CallList.Answer).
 func (m *Msg) AnswerCall(i int, c *Call) { m.holdCalls(m.Calls().Answer(i, c)) }
 
+// ForgetAnswer makes m's calls forget their last answer (see
+// CallList.ForgetAnswer); m must be a private copy. It reports whether
+// there was one to forget (else m is left as it was).
+func (m *Msg) ForgetAnswer() bool {
+	l := m.Calls()
+	if _, ok := l.LastAnswer(); !ok {
+		return false
+	}
+	m.holdCalls(l.ForgetAnswer())
+	return true
+}
+
 // holdCalls makes l, a list Append or Set just made, m's calls.
 func (m *Msg) holdCalls(l CallList) {
 	l.r.info = m.Info()
@@ -530,6 +542,10 @@ type Call struct {
 	Info          *CallInfo
 	Status        EntStatus
 	HasResult     bool
+	// answered: a tool result inserted after the message holding the call
+	// answered it, since a MESSAGES_SNAPSHOT last rebuilt the list (see
+	// CallList.Answer and LastAnswer).
+	answered bool
 }
 
 // CallInfo is the part of a tool call that streamed arguments and the
