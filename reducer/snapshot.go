@@ -216,7 +216,9 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		if keep {
 			// The tool results after it are no longer known to follow it
 			// (see lastResult): a fresh list starts a fresh run of results.
-			if c := *m; c.ForgetAnswer() {
+			if _, answered := m.Calls().LastAnswer(); answered {
+				c := *m
+				c.ForgetAnswer()
 				f.putMsg(loc, &c)
 			}
 			f.writeCold().ListAppend(id)

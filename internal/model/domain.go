@@ -499,15 +499,11 @@ func (m *Msg) SetCall(i int, c *Call) { m.holdCalls(m.Calls().Set(i, c)) }
 func (m *Msg) AnswerCall(i int, c *Call) { m.holdCalls(m.Calls().Answer(i, c)) }
 
 // ForgetAnswer makes m's calls forget their last answer (see
-// CallList.ForgetAnswer); m must be a private copy. It reports whether
-// there was one to forget (else m is left as it was).
-func (m *Msg) ForgetAnswer() bool {
-	l := m.Calls()
-	if _, ok := l.LastAnswer(); !ok {
-		return false
+// CallList.ForgetAnswer); m must be a private copy.
+func (m *Msg) ForgetAnswer() {
+	if l := m.Calls(); l.Len() > 0 {
+		m.holdCalls(l.ForgetAnswer())
 	}
-	m.holdCalls(l.ForgetAnswer())
-	return true
 }
 
 // holdCalls makes l, a list Append or Set just made, m's calls.
