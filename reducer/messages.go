@@ -684,13 +684,17 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			at = next
 		}
 	}
-	var info *model.MsgInfo
 	var answered *model.Call // the call as the result leaves it; nil when the result is appended
 	if after != nil {
 		c := *holder.Calls().At(idx)
 		c.Result, c.HasResult, c.ResultContent = id, true, sent
 		answered = &c
-		// The message names its call with the id the call keeps.
+	}
+	var info *model.MsgInfo
+	if answered != nil && answered.Status != model.EntOpen {
+		// The message names its call with the id the call keeps: a call
+		// no longer open is seldom replaced again, which would leave this
+		// version of it to the message alone.
 		info = model.ToolInfo(f.tagOf(tag), &answered.ID, e.Metadata)
 	} else {
 		info = model.ToolInfoCopy(f.tagOf(tag), strs.Clone(e.ToolCallID), e.Metadata)

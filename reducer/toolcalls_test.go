@@ -301,3 +301,48 @@ func TestResultsAfterAKeptHolder(t *testing.T) {
 	require.Equal(t, []string{"a", "r", "q", "p", "b"}, listIDs(views[len(views)-1]))
 	requireUnchanged(t, views, jsons)
 }
+
+// TestToolMessageNamesItsCall: a tool message names the call it answers
+// exactly, whether the call was closed (the message shares the call's id),
+// still open (more arguments and the end come after the result), reopened
+// and answered again, or held by no message; and no view published on the
+// way changes.
+func TestToolMessageNamesItsCall(t *testing.T) {
+	m := "m"
+	ok := json.RawMessage(`"ok"`)
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.TextMessageStart{MessageID: m},
+		&event.TextMessageEnd{MessageID: m},
+		// closed, then reopened and answered again
+		&event.ToolCallStart{ToolCallID: "closed", ToolCallName: "f", ParentMessageID: &m},
+		&event.ToolCallEnd{ToolCallID: "closed"},
+		&event.ToolCallResult{MessageID: "r1", ToolCallID: "closed", Content: ok},
+		&event.ToolCallStart{ToolCallID: "closed", ToolCallName: "g", ParentMessageID: &m},
+		&event.ToolCallArgs{ToolCallID: "closed", Delta: "{}"},
+		&event.ToolCallEnd{ToolCallID: "closed"},
+		&event.ToolCallResult{MessageID: "r2", ToolCallID: "closed", Content: ok},
+		// answered while open
+		&event.ToolCallStart{ToolCallID: "open", ToolCallName: "f", ParentMessageID: &m},
+		&event.ToolCallResult{MessageID: "r3", ToolCallID: "open", Content: ok},
+		&event.ToolCallArgs{ToolCallID: "open", Delta: "{}"},
+		&event.ToolCallEnd{ToolCallID: "open"},
+		// held by no message
+		&event.ToolCallResult{MessageID: "r4", ToolCallID: "nowhere", Content: ok},
+	}
+	views, jsons := foldPublished(t, evs)
+	v := views[len(views)-1]
+	names := map[string]string{}
+	for _, msg := range v.MessageList() {
+		if msg.ToolCallID != nil {
+			names[msg.ID] = *msg.ToolCallID
+		}
+	}
+	require.Equal(t, map[string]string{"r1": "closed", "r2": "closed", "r3": "open", "r4": "nowhere"}, names)
+	for id, result := range map[string]string{"closed": "r2", "open": "r3"} {
+		c, ok := v.ToolCall(id)
+		require.True(t, ok, id)
+		require.Equal(t, result, c.ResultMessageID, id)
+	}
+	requireUnchanged(t, views, jsons)
+}

@@ -324,8 +324,9 @@ func ToolInfo(tag, callID *string, meta json.RawMessage) *MsgInfo {
 }
 
 // ToolInfoCopy is ToolInfo for a call id nothing else keeps (a result of a
-// call no message holds): the info and its copy of the id's header are one
-// allocation of 128 bytes (MsgInfo's 112, the header's 16).
+// call no message holds, or of one still open, which more events will
+// replace): the info and its copy of the id's header are one allocation of
+// 128 bytes (MsgInfo's 112, the header's 16).
 func ToolInfoCopy(tag *string, callID string, meta json.RawMessage) *MsgInfo {
 	t := &toolInfo{id: callID}
 	t.info = MsgInfo{Tag: tag, ToolCallID: &t.id, Meta: MetaOf(meta)}
@@ -521,10 +522,11 @@ func (m *Msg) holdCalls(l CallList) {
 // not behind Info, so that answering a call copies the call alone and the
 // common call (no metadata, encrypted value or subagents) shares plainCall.
 type Call struct {
-	// ID is the call's id. A tool message that answered the call points its
-	// info's ToolCallID at the ID of the Call its answer made (see
-	// ToolInfo): that Call stays alive as long as the message, even when a
-	// later event (more arguments, an encrypted value) replaces it.
+	// ID is the call's id. A tool message that answered the call once it
+	// was closed points its info's ToolCallID at the ID of the Call its
+	// answer made (see ToolInfo): that Call stays alive as long as the
+	// message, even when a later event (the call reopened, an encrypted
+	// value, another result) replaces it.
 	ID   string
 	Name string
 	Args persist.Text
