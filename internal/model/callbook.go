@@ -65,12 +65,16 @@ func (c *Cold) CallOwner(id string) (Owner, bool) {
 
 // SetCallOwner records o as the owner of tool call id; c must be a private
 // copy, calls returns c.Calls as a private copy, and rest is as for
-// PutMsg.
+// PutMsg. It writes nothing when o is the owner recorded already (a
+// snapshot restating its history records every owner again).
 func (c *Cold) SetCallOwner(id string, o Owner, calls func() *Calls, rest func() *Rest) {
 	ref := c.ref(o, rest)
-	x := calls()
-	r, _ := x.recs.Get(id)
+	r, _ := c.Calls.recs.Get(id)
+	if r.flags&callOwned != 0 && r.owner == ref {
+		return
+	}
 	r.owner, r.flags = ref, r.flags|callOwned
+	x := calls()
 	x.recs = x.recs.Set(id, r)
 }
 

@@ -41,6 +41,15 @@ func TestCallRecords(t *testing.T) {
 		o, owned := c.CallOwner(tc.id)
 		assert.Equal(t, []any{tc.owner, tc.owned}, []any{o, owned}, "%s's owner", tc.id)
 	}
+	copies := 0
+	counted := func() *Calls { copies++; return calls() }
+	c.SetCallOwner("x", sub, counted, rest)
+	c.SetCallOwner("z", other, counted, rest)
+	assert.Zero(t, copies, "the owners recorded already, recorded again")
+	c.SetCallOwner("y", sub, counted, rest)
+	assert.Equal(t, 1, copies, "a new owner")
+	o, _ := c.CallOwner("y")
+	assert.Equal(t, sub, o)
 	_, _, held := before.CallHolder("x")
 	assert.False(t, held, "a state copied before x was held")
 	_, owned := before.CallOwner("z")
