@@ -258,7 +258,8 @@ type Meta []MetaEntry
 // calls (which point at the info), and one byte each for the role code and
 // the flags below. Read the role,
 // info and calls with Role, Info and Calls; change them on a private copy
-// with SetRole, SetInfo, WithInfo, AppendCall and SetCall.
+// with SetRole, SetInfo, WithInfo, AppendCall, SetCall, AnswerCall and
+// ForgetAnswer.
 type Msg struct {
 	ID string
 
