@@ -436,15 +436,15 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 
 // call finds tool call id in the message holding it.
 func (f *folder) call(id string) (holder *model.Msg, loc model.Loc, idx int, ok bool) {
-	at, found := f.st.Cold.Calls.Loc.Get(id)
+	at, hint, found := f.st.Cold.CallHolder(id)
 	if !found {
 		return nil, loc, -1, false
 	}
-	holder, loc, found = f.msg(at.Msg)
+	holder, loc, found = f.msg(at)
 	if !found {
 		return nil, loc, -1, false
 	}
-	if i := holder.Calls().Find(id, at.Idx); i >= 0 {
+	if i := holder.Calls().Find(id, hint); i >= 0 {
 		return holder, loc, i, true
 	}
 	return nil, loc, -1, false
@@ -515,8 +515,9 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	// arena (see msgStart).
 	strs := f.st.Strings()
 	id = strs.Clone(id)
+	var newOwner *model.Owner // the owner to record, when none is
 	if !known {
-		f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
+		newOwner = &owner
 	}
 	open := func(loc model.Loc, idx int) {
 		c := f.writeCold()
@@ -532,6 +533,9 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		c.Status = model.EntOpen
 		c.Info.Meta = c.Info.Meta.Merge(meta)
 		f.putCall(holder, loc, idx, c)
+		if newOwner != nil {
+			f.writeCold().SetCallOwner(id, owner, f.writeCalls, f.writeRest)
+		}
 		open(loc, idx)
 		return nil
 	}
@@ -570,8 +574,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		m.AppendCall(c)
 		tloc = f.appendMsg(m, &model.OwnerRec{Owner: owner, Kind: model.KindText})
 	}
-	calls := f.writeCalls()
-	calls.Loc = calls.Loc.Set(id, model.CallLoc{Msg: target, Idx: idx})
+	f.writeCold().HoldCall(id, target, idx, newOwner, f.writeCalls, f.writeRest)
 	open(tloc, idx)
 	return nil
 }
@@ -652,13 +655,11 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	// arena: the decoder's share one allocation with the event's others
 	// (see msgStart).
 	strs := f.st.Strings()
-	id, callID := strs.Clone(e.MessageID), strs.Clone(e.ToolCallID)
-	m := model.NewMsg(id, role, model.ToolInfo(f.tagOf(tag), callID, e.Metadata))
+	id := strs.Clone(e.MessageID)
 	sent, text, isText, other := resultContent(strs, e.Content)
-	m.Text, m.HasText, m.Info().Raw = text, isText, other
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
-	holder, hloc, idx, held := f.call(callID)
+	holder, hloc, idx, held := f.call(e.ToolCallID)
 	var after *string // the message the result follows; nil: the end of the list
 	if held && f.st.Cold.Listed(holder.ID) {
 		at := holder.ID // an empty id is an id like any other
@@ -667,7 +668,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		// still there: the tool messages before it follow the holder
 		// already, and not walking them again keeps n results under one
 		// message O(n).
-		if last, ok := f.st.Cold.Calls.ResultAfter.Get(holder.ID); ok && f.st.Cold.Listed(last) {
+		if last, ok := f.lastResult(holder); ok && f.st.Cold.Listed(last) {
 			if lm, _, ok := f.msg(last); ok && lm.Role() == event.RoleTool {
 				at = last
 			}
@@ -683,16 +684,44 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 			at = next
 		}
 	}
+	var answered *model.Call // the call as the result leaves it; nil when the result is appended
+	if after != nil {
+		c := *holder.Calls().At(idx)
+		c.Result, c.HasResult, c.ResultContent = id, true, sent
+		answered = &c
+	}
+	var info *model.MsgInfo
+	if answered != nil && answered.Status != model.EntOpen {
+		// The message names its call with the id the call keeps: a call
+		// no longer open is seldom replaced again, which would leave this
+		// version of it to the message alone.
+		info = model.ToolInfo(f.tagOf(tag), &answered.ID, e.Metadata)
+	} else {
+		info = model.ToolInfoCopy(f.tagOf(tag), strs.Clone(e.ToolCallID), e.Metadata)
+	}
+	m := model.NewMsg(id, role, info)
+	m.Text, m.HasText, m.Info().Raw = text, isText, other
 	// R26: the result is attributed on its own and (re)sets its message's owner.
 	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, after, nil)
-	if after != nil {
-		calls := f.writeCalls()
-		calls.ResultAfter = calls.ResultAfter.Set(holder.ID, id)
-		f.changeCall(holder, hloc, idx, func(c *model.Call) {
-			c.Result, c.HasResult, c.ResultContent = id, true, sent
-		})
+	if answered != nil {
+		h := *holder
+		h.AnswerCall(idx, answered)
+		f.putMsg(hloc, &h)
 	}
 	return nil
+}
+
+// lastResult returns the id of the tool result inserted last after holder,
+// a listed message holding a call that a TOOL_CALL_RESULT answers, and
+// false when none was since a MESSAGES_SNAPSHOT last rebuilt the list: the
+// result of the call its calls answered last (CallList.LastAnswer).
+func (f *folder) lastResult(holder *model.Msg) (string, bool) {
+	calls := holder.Calls()
+	i, ok := calls.LastAnswer()
+	if !ok {
+		return "", false
+	}
+	return calls.At(i).Result, true
 }
 
 // ---------------------------------------------------------------------------

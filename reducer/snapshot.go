@@ -61,9 +61,8 @@ func (f *folder) holdCalls(m *model.Msg) {
 	calls := m.Calls()
 	for i := range calls.Len() { // an index loop: a range-over-func body would make f escape
 		c := calls.At(i)
-		if _, held := f.st.Cold.Calls.Loc.Get(c.ID); !held {
-			calls := f.writeCalls()
-			calls.Loc = calls.Loc.Set(c.ID, model.CallLoc{Msg: m.ID, Idx: i})
+		if _, _, held := f.st.Cold.CallHolder(c.ID); !held {
+			f.writeCold().HoldCall(c.ID, m.ID, i, nil, f.writeCalls, f.writeRest)
 		}
 	}
 }
@@ -196,8 +195,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 	// one of them is appended again or dropped below (see model.ListReset).
 	old := f.st.Cold.ListMsgs(f.peek)
 	f.writeCold().ListReset()
-	calls := f.writeCalls()
-	calls.ResultAfter, calls.Loc = persist.BufMap[string]{}, persist.BufMap[model.CallLoc]{}
+	f.writeCold().UnholdCalls(f.writeCalls)
 	for loc, m := range old {
 		id := m.ID
 		if hm, named := snap[id]; named {
@@ -214,6 +212,13 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 			keep = !hasReasoning
 		}
 		if keep {
+			// The tool results after it are no longer known to follow it
+			// (see lastResult): a fresh list starts a fresh run of results.
+			if _, answered := m.Calls().LastAnswer(); answered {
+				c := *m
+				c.ForgetAnswer()
+				f.putMsg(loc, &c)
+			}
 			f.writeCold().ListAppend(id, loc)
 			continue
 		}

@@ -196,3 +196,153 @@ func TestPlainCallsShareNothingVisible(t *testing.T) {
 		})
 	}
 }
+
+// TestResultsFollowTheirHolder: a TOOL_CALL_RESULT goes after the tool
+// messages already following the message holding its call, starting from
+// the result inserted last after that message while the list has not been
+// rebuilt since; a MESSAGES_SNAPSHOT rebuilding the list forgets it, so a
+// tool message it turned into another role ends the walk again.
+func TestResultsFollowTheirHolder(t *testing.T) {
+	const start = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+	call := func(id, parent string) []string {
+		return []string{
+			`{"type":"TOOL_CALL_START","toolCallId":"` + id + `","toolCallName":"f","parentMessageId":"` + parent + `"}`,
+			`{"type":"TOOL_CALL_END","toolCallId":"` + id + `"}`,
+		}
+	}
+	result := func(id, callID string) []string {
+		return []string{`{"type":"TOOL_CALL_RESULT","messageId":"` + id + `","toolCallId":"` + callID + `","content":"ok"}`}
+	}
+	text := func(id string) []string {
+		return []string{
+			`{"type":"TEXT_MESSAGE_START","messageId":"` + id + `","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_END","messageId":"` + id + `"}`,
+		}
+	}
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	// a holds x0 and x1, b follows; q answers x1, then p answers x0.
+	answered := cat([]string{start}, text("a"), call("x0", "a"), call("x1", "a"), text("b"), result("q", "x1"), result("p", "x0"))
+	// snapshot restates the list, with q in the given role.
+	snapshot := func(qRole string) []string {
+		q := `{"id":"q","role":"tool","content":"ok","toolCallId":"x1"}`
+		if qRole != "tool" {
+			q = `{"id":"q","role":"` + qRole + `","content":"ok"}`
+		}
+		return []string{`{"type":"MESSAGES_SNAPSHOT","messages":[` +
+			`{"id":"a","role":"assistant","toolCalls":[` +
+			`{"id":"x0","type":"function","function":{"name":"f","arguments":""}},` +
+			`{"id":"x1","type":"function","function":{"name":"f","arguments":""}}]},` +
+			q + `,{"id":"p","role":"tool","content":"ok","toolCallId":"x0"},` +
+			`{"id":"b","role":"assistant","content":"hi"}]}`}
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"in order", cat(answered, result("r", "x1")), []string{"a", "q", "p", "r", "b"}},
+		{"many calls", cat([]string{start}, text("a"), call("x0", "a"), call("x1", "a"), call("x2", "a"), text("b"),
+			result("r2", "x2"), result("r0", "x0"), result("r1", "x1"), result("r3", "x2")),
+			[]string{"a", "r2", "r0", "r1", "r3", "b"}},
+		{"past the flat list", cat([]string{start}, text("a"),
+			call("y0", "a"), call("y1", "a"), call("y2", "a"), call("y3", "a"), call("y4", "a"), call("y5", "a"),
+			call("y6", "a"), call("y7", "a"), call("y8", "a"), call("y9", "a"), call("y10", "a"), call("y11", "a"),
+			call("y12", "a"), call("y13", "a"), call("y14", "a"), call("y15", "a"), call("y16", "a"), text("b"),
+			result("r0", "y16"), call("y17", "a"), result("r1", "y3"), call("y18", "a"), result("r2", "y18")),
+			[]string{"a", "r0", "r1", "r2", "b"}},
+		{"snapshot keeps the tool messages", cat(answered, snapshot("tool"), result("r", "x1")),
+			[]string{"a", "q", "p", "r", "b"}},
+		{"snapshot makes q a user message", cat(answered, snapshot("user"), result("r", "x1")),
+			[]string{"a", "r", "q", "p", "b"}},
+		{"answered again after the snapshot", cat(answered, snapshot("user"), result("r", "x1"), result("s", "x0")),
+			[]string{"a", "r", "s", "q", "p", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := mustFoldOn(t, view.New(), tc.lines...)
+			require.Equal(t, tc.want, listIDs(v))
+		})
+	}
+}
+
+// TestResultsAfterAKeptHolder: a reasoning message holding calls (a Go
+// program can fold one from history; the wire decoder keeps toolCalls for
+// assistant messages only) survives a MESSAGES_SNAPSHOT that has no
+// reasoning message, but the results inserted after it before the snapshot
+// are not known to follow it any more: a result then walks from the
+// message itself, and stops at a message the snapshot turned into a user
+// message.
+func TestResultsAfterAKeptHolder(t *testing.T) {
+	calls := []event.ToolCall{{ID: "x0", Type: "function"}, {ID: "x1", Type: "function"}}
+	tool := event.RoleTool
+	p := func(s string) *string { return &s }
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.MessagesSnapshot{Messages: []event.Message{
+			{ID: "a", Role: event.RoleReasoning, Content: json.RawMessage(`"hm"`), ToolCalls: calls},
+			{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)},
+		}},
+		&event.ToolCallResult{MessageID: "q", ToolCallID: "x1", Content: json.RawMessage(`"ok"`)},
+		&event.ToolCallResult{MessageID: "p", ToolCallID: "x0", Content: json.RawMessage(`"ok"`)},
+		&event.MessagesSnapshot{Messages: []event.Message{
+			{ID: "q", Role: event.RoleUser, Content: json.RawMessage(`"ok"`)},
+			{ID: "p", Role: tool, Content: json.RawMessage(`"ok"`), ToolCallID: p("x0")},
+			{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)},
+		}},
+		&event.ToolCallResult{MessageID: "r", ToolCallID: "x1", Content: json.RawMessage(`"ok"`)},
+	}
+	views, jsons := foldPublished(t, evs)
+	require.Equal(t, []string{"a", "q", "p", "b"}, listIDs(views[3]), "before the snapshot")
+	require.Equal(t, []string{"a", "r", "q", "p", "b"}, listIDs(views[len(views)-1]))
+	requireUnchanged(t, views, jsons)
+}
+
+// TestToolMessageNamesItsCall: a tool message names the call it answers
+// exactly, whether the call was closed (the message shares the call's id),
+// still open (more arguments and the end come after the result), reopened
+// and answered again, or held by no message; and no view published on the
+// way changes.
+func TestToolMessageNamesItsCall(t *testing.T) {
+	m := "m"
+	ok := json.RawMessage(`"ok"`)
+	evs := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.TextMessageStart{MessageID: m},
+		&event.TextMessageEnd{MessageID: m},
+		// closed, then reopened and answered again
+		&event.ToolCallStart{ToolCallID: "closed", ToolCallName: "f", ParentMessageID: &m},
+		&event.ToolCallEnd{ToolCallID: "closed"},
+		&event.ToolCallResult{MessageID: "r1", ToolCallID: "closed", Content: ok},
+		&event.ToolCallStart{ToolCallID: "closed", ToolCallName: "g", ParentMessageID: &m},
+		&event.ToolCallArgs{ToolCallID: "closed", Delta: "{}"},
+		&event.ToolCallEnd{ToolCallID: "closed"},
+		&event.ToolCallResult{MessageID: "r2", ToolCallID: "closed", Content: ok},
+		// answered while open
+		&event.ToolCallStart{ToolCallID: "open", ToolCallName: "f", ParentMessageID: &m},
+		&event.ToolCallResult{MessageID: "r3", ToolCallID: "open", Content: ok},
+		&event.ToolCallArgs{ToolCallID: "open", Delta: "{}"},
+		&event.ToolCallEnd{ToolCallID: "open"},
+		// held by no message
+		&event.ToolCallResult{MessageID: "r4", ToolCallID: "nowhere", Content: ok},
+	}
+	views, jsons := foldPublished(t, evs)
+	v := views[len(views)-1]
+	names := map[string]string{}
+	for _, msg := range v.MessageList() {
+		if msg.ToolCallID != nil {
+			names[msg.ID] = *msg.ToolCallID
+		}
+	}
+	require.Equal(t, map[string]string{"r1": "closed", "r2": "closed", "r3": "open", "r4": "nowhere"}, names)
+	for id, result := range map[string]string{"closed": "r2", "open": "r3"} {
+		c, ok := v.ToolCall(id)
+		require.True(t, ok, id)
+		require.Equal(t, result, c.ResultMessageID, id)
+	}
+	requireUnchanged(t, views, jsons)
+}

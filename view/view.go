@@ -199,15 +199,15 @@ func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {
 	st := v.st()
-	at, ok := st.Cold.Calls.Loc.Get(id)
+	holder, hint, ok := st.Cold.CallHolder(id)
 	if !ok {
 		return ToolCall{}, false
 	}
-	m := msgAt(st, at.Msg)
+	m := msgAt(st, holder)
 	if m == nil {
 		return ToolCall{}, false
 	}
-	if i := m.Calls().Find(id, at.Idx); i >= 0 {
+	if i := m.Calls().Find(id, hint); i >= 0 {
 		return toolCallOf(m.Calls().At(i), m.ID), true
 	}
 	return ToolCall{}, false

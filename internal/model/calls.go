@@ -33,10 +33,14 @@ type callRep struct {
 }
 
 // manyCalls is the calls of a CallList of two or more. It is never written
-// once a CallList holds it.
+// once a CallList holds it. It is 64 bytes (a size class): the slice and
+// the vector, 56, and answered.
 type manyCalls struct {
 	flat []*Call               // the calls, while big is empty
 	big  persist.Vector[*Call] // the calls, once more than flatCalls
+	// answered is the index of the call the list's last Answer replaced, 0
+	// when none did (see LastAnswer); Append and Set keep it.
+	answered int32
 }
 
 // CallsOf returns a list holding cs in order. It does not retain cs.
@@ -84,15 +88,18 @@ func (l CallList) Append(c *Call) CallList {
 		return CallList{&callRep{one: c}}
 	case n == 1:
 		return manyOf(&manyCalls{flat: []*Call{l.r.one, c}})
+	}
+	m := l.r.many
+	switch {
 	case n > flatCalls:
-		return manyOf(&manyCalls{big: l.r.many.big.Append(c)})
+		return manyOf(&manyCalls{big: m.big.Append(c), answered: m.answered})
 	case n < flatCalls:
 		s := make([]*Call, n+1)
-		copy(s, l.r.many.flat)
+		copy(s, m.flat)
 		s[n] = c
-		return manyOf(&manyCalls{flat: s})
+		return manyOf(&manyCalls{flat: s, answered: m.answered})
 	}
-	return manyOf(&manyCalls{big: persist.VectorOf(l.r.many.flat...).Append(c)})
+	return manyOf(&manyCalls{big: persist.VectorOf(m.flat...).Append(c), answered: m.answered})
 }
 
 // Set returns the list with call i (0 ≤ i < Len) replaced by c.
@@ -104,13 +111,53 @@ func (l CallList) Set(i int, c *Call) CallList {
 		}
 		return CallList{&callRep{one: c}}
 	case m.big.Len() > 0:
-		return manyOf(&manyCalls{big: m.big.Set(i, c)})
+		return manyOf(&manyCalls{big: m.big.Set(i, c), answered: m.answered})
 	default:
 		s := make([]*Call, len(m.flat))
 		copy(s, m.flat)
 		s[i] = c
-		return manyOf(&manyCalls{flat: s})
+		return manyOf(&manyCalls{flat: s, answered: m.answered})
 	}
+}
+
+// Answer is Set for a call that a tool result inserted after the message
+// holding the list just answered; c must be new (not yet in a published
+// list), as Answer marks it answered. LastAnswer then returns i.
+func (l CallList) Answer(i int, c *Call) CallList {
+	c.answered = true
+	l = l.Set(i, c)
+	if l.r.many != nil {
+		l.r.many.answered = int32(i) // the rep Set just made: not yet published
+	}
+	return l
+}
+
+// LastAnswer returns the index of the call the list's last Answer
+// replaced (Append and Set keep it), and false when no Answer did or
+// ForgetAnswer forgot it. Then the tool result inserted last after the
+// message holding the list is that call's Result.
+func (l CallList) LastAnswer() (int, bool) {
+	if l.r == nil {
+		return 0, false
+	}
+	i := 0
+	if l.r.many != nil {
+		i = int(l.r.many.answered)
+	}
+	return i, l.At(i).answered
+}
+
+// ForgetAnswer returns the list with no last answer (see LastAnswer): l
+// itself when it has none, else l with a copy of that call that is not
+// marked answered.
+func (l CallList) ForgetAnswer() CallList {
+	i, ok := l.LastAnswer()
+	if !ok {
+		return l
+	}
+	c := *l.At(i)
+	c.answered = false
+	return l.Set(i, &c)
 }
 
 // manyOf returns the list of the calls m holds.

@@ -68,3 +68,66 @@ func TestCallList(t *testing.T) {
 	assert.Equal(t, 1, n)
 	assert.Panics(t, func() { one.At(1) })
 }
+
+// TestCallListAnswer: LastAnswer is the index the last Answer replaced,
+// kept by Append and Set across the list's forms (one call, flat, vector)
+// while that call is marked answered; ForgetAnswer forgets it in a new
+// list; an earlier version keeps its own.
+func TestCallListAnswer(t *testing.T) {
+	var l CallList
+	_, ok := l.LastAnswer()
+	assert.False(t, ok, "empty")
+	want, answered := 0, false
+	type version struct {
+		l        CallList
+		answered int
+		ok       bool
+	}
+	var versions []version
+	for i := range 40 {
+		l = l.Append(&Call{ID: fmt.Sprint("c", i)})
+		switch {
+		case i%5 == 2:
+			j := i * 7 % l.Len()
+			l = l.Answer(j, &Call{ID: fmt.Sprint("c", j), HasResult: true})
+			want, answered = j, true
+			require.True(t, l.At(j).HasResult, "Answer replaced call %d", j)
+		case i%5 == 4:
+			l = l.Set((want+1)%l.Len(), &Call{ID: "set"}) // another call
+		case i%5 == 3:
+			c := *l.At(want) // a copy of the call answered last, as the reducer changes it
+			l = l.Set(want, &c)
+		case i == 33:
+			l = l.ForgetAnswer()
+			answered = false
+		}
+		got, ok := l.LastAnswer()
+		require.Equal(t, answered, ok, "after call %d", i)
+		if ok {
+			require.Equal(t, want, got, "after call %d", i)
+		}
+		versions = append(versions, version{l, got, ok})
+	}
+	for i, v := range versions {
+		got, ok := v.l.LastAnswer()
+		assert.Equal(t, []any{v.answered, v.ok}, []any{got, ok}, "version %d", i)
+	}
+	one := CallsOf(&Call{ID: "a"})
+	answeredOne := one.Answer(0, &Call{ID: "a", HasResult: true})
+	for _, tc := range []struct {
+		name string
+		l    CallList
+		want bool
+	}{
+		{"one call", one, false},
+		{"one call answered", answeredOne, true},
+		{"then another", answeredOne.Append(&Call{ID: "b"}), true},
+		{"forgotten", answeredOne.ForgetAnswer(), false},
+	} {
+		i, ok := tc.l.LastAnswer()
+		assert.Equal(t, []any{0, tc.want}, []any{i, ok}, tc.name)
+	}
+	_, ok = one.LastAnswer()
+	assert.False(t, ok, "Answer left the list it answered in as it was")
+	assert.Same(t, one.At(0), one.ForgetAnswer().At(0), "ForgetAnswer with nothing to forget")
+}

@@ -15,7 +15,8 @@
 // Read the files in this order: domain.go is what a view is made of (runs,
 // invocations, messages, tool calls, steps, diagnostics); bookkeeping.go is
 // what the reducer remembers to check the rules (owners, where each message
-// lives, what is open in the current run); state.go ties them into a State
+// lives, what is open in the current run), and callbook.go the same for
+// tool calls (owners, which message holds each call); state.go ties them into a State
 // and holds the read methods; cache.go holds the memory tricks that make a
 // fold cheap (slabs, hot groups, a node's hot message), which nothing else
 // needs to know about.

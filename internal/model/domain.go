@@ -258,7 +258,8 @@ type Meta []MetaEntry
 // calls (which point at the info), and one byte each for the role code and
 // the flags below. Read the role,
 // info and calls with Role, Info and Calls; change them on a private copy
-// with SetRole, SetInfo, WithInfo, AppendCall and SetCall.
+// with SetRole, SetInfo, WithInfo, AppendCall, SetCall, AnswerCall and
+// ForgetAnswer.
 type Msg struct {
 	ID string
 
@@ -313,18 +314,28 @@ func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
 	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
 }
 
-// ToolInfo returns the info of a new tool message answering call callID,
-// with the given tag and metadata. The info and its copy of the call id are
-// one allocation of 128 bytes (MsgInfo's 112, the id's header 16): a tool
-// message's info is its own, since every one names its call.
-func ToolInfo(tag *string, callID string, meta json.RawMessage) *MsgInfo {
+// ToolInfo returns the info of a new tool message answering call *callID,
+// with the given tag and metadata. callID must point at a string that is
+// never written, such as the ID of a published Call: a tool message's info
+// is its own (every one names its call), and pointing at the id the
+// message's call keeps makes it a MsgInfo alone, 112 bytes. See
+// ToolInfoCopy for a call id nothing keeps.
+func ToolInfo(tag, callID *string, meta json.RawMessage) *MsgInfo {
+	return &MsgInfo{Tag: tag, ToolCallID: callID, Meta: MetaOf(meta)}
+}
+
+// ToolInfoCopy is ToolInfo for a call id nothing else keeps (a result of a
+// call no message holds, or of one still open, which more events will
+// replace): the info and its copy of the id's header are one allocation of
+// 128 bytes (MsgInfo's 112, the header's 16).
+func ToolInfoCopy(tag *string, callID string, meta json.RawMessage) *MsgInfo {
 	t := &toolInfo{id: callID}
 	t.info = MsgInfo{Tag: tag, ToolCallID: &t.id, Meta: MetaOf(meta)}
 	return &t.info
 }
 
 // toolInfo is a tool message's info and the call id its ToolCallID points
-// at (see ToolInfo).
+// at (see ToolInfoCopy).
 type toolInfo struct {
 	info MsgInfo
 	id   string
@@ -485,6 +496,18 @@ func (m *Msg) AppendCall(c *Call) {
 // m must be a private copy.
 func (m *Msg) SetCall(i int, c *Call) { m.holdCalls(m.Calls().Set(i, c)) }
 
+// AnswerCall is SetCall for a call a tool result inserted after m just
+// answered (see CallList.Answer).
+func (m *Msg) AnswerCall(i int, c *Call) { m.holdCalls(m.Calls().Answer(i, c)) }
+
+// ForgetAnswer makes m's calls forget their last answer (see
+// CallList.ForgetAnswer); m must be a private copy.
+func (m *Msg) ForgetAnswer() {
+	if l := m.Calls(); l.Len() > 0 {
+		m.holdCalls(l.ForgetAnswer())
+	}
+}
+
 // holdCalls makes l, a list Append or Set just made, m's calls.
 func (m *Msg) holdCalls(l CallList) {
 	l.r.info = m.Info()
@@ -500,6 +523,11 @@ func (m *Msg) holdCalls(l CallList) {
 // not behind Info, so that answering a call copies the call alone and the
 // common call (no metadata, encrypted value or subagents) shares plainCall.
 type Call struct {
+	// ID is the call's id. A tool message that answered the call once it
+	// was closed points its info's ToolCallID at the ID of the Call its
+	// answer made (see ToolInfo): that Call stays alive as long as the
+	// message, even when a later event (the call reopened, an encrypted
+	// value, another result) replaces it.
 	ID   string
 	Name string
 	Args persist.Text
@@ -513,6 +541,10 @@ type Call struct {
 	Info          *CallInfo
 	Status        EntStatus
 	HasResult     bool
+	// answered: a tool result inserted after the message holding the call
+	// answered it, since a MESSAGES_SNAPSHOT last rebuilt the list (see
+	// CallList.Answer and LastAnswer).
+	answered bool
 }
 
 // CallInfo is the part of a tool call that streamed arguments and the
