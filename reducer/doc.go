@@ -99,10 +99,12 @@
 // place to one growing buffer per message (amortised O(1) per byte), and
 // nothing is copied wholesale. The exceptions are MESSAGES_SNAPSHOT
 // (O(snapshot + messages)), the run terminals and End (O(what is still
-// open)), a TOOL_CALL_RESULT (O(tool messages already following the call's
-// message)), and a streamed delta into a tool call (O(calls its message
-// holds)). On the shared benchmark workloads a streamed text delta folded
-// with Reduce costs one small allocation and two objects taken from slabs;
+// open)), and a TOOL_CALL_RESULT, which walks past the tool messages that
+// follow the last result inserted after the call's message (none, unless
+// history put some there). A streamed delta into a tool call costs O(log
+// calls its message holds). On the shared benchmark workloads a streamed
+// text delta folded with Reduce costs one small allocation and two objects
+// taken from slabs;
 // read by FoldJSON from its wire bytes it allocates no event and no string
 // (the ids are only looked up), and folded by a Builder it allocates
 // nothing but room for its text. The short strings a view keeps (message
