@@ -10,3 +10,16 @@ import (
 func InputBySnapshot(v *view.View, in *event.RunAgentInput) (*view.View, error) {
 	return input(v, in, false)
 }
+
+// LastResult is folder.lastResult for message holder of v: the tool
+// result a TOOL_CALL_RESULT answering one of its calls walks from, and
+// false when none (or no message holder lives in v).
+func LastResult(v *view.View, holder string) (string, bool) {
+	st := state(v)
+	loc, ok := st.Cold.MsgLoc(holder)
+	if !ok {
+		return "", false
+	}
+	var f folder
+	return f.lastResult(st.Node(loc.Inv).MsgAt(loc.Pos))
+}

@@ -2,7 +2,10 @@ package reducer_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/agview/agview/event"
@@ -242,5 +245,180 @@ func fuzzEvent(op, idb, tagb, flag byte) event.Event {
 		return &event.ThinkingTextMessageEnd{}
 	default:
 		return &event.ThinkingEnd{}
+	}
+}
+
+// FuzzHistoryEvents is FuzzReduceEvents for what moves messages around in
+// the list: MESSAGES_SNAPSHOTs and run inputs restating, re-tagging and
+// dropping messages that hold calls (assistant messages, and the client-only
+// reasoning and activity a snapshot keeps), tool results inserted after
+// their holders, replacing ACTIVITY_SNAPSHOTs re-owning a message. Every
+// event goes through every fold path (Fold, FoldJSON, the Builder's Fold and
+// FoldJSON: same views, and none handed out changes afterwards); the stream
+// is then forked from a view in the middle, which must end as a fresh fold
+// of the same events does and leave every view published before as it was.
+// Each byte makes one choice (see historyEvent).
+func FuzzHistoryEvents(f *testing.F) {
+	f.Add([]byte{0, 5, 0, 1, 0, 2, 3, 0, 9, 0, 2, 3, 0, 0, 1, 7, 0, 3, 1, 0, 0})
+	f.Add([]byte{6, 4, 5, 1, 1, 1, 1, 2, 1, 9, 9, 0, 1, 5, 0, 3, 1, 2, 9, 0, 3, 9, 1, 2, 3, 5, 2, 2})
+	// A snapshot re-tags a listed message into another node, then a result.
+	f.Add([]byte("0000X0020(0000A001"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		data = data[:min(len(data), 4*maxFuzzEvents)]
+		next := func(n int) int {
+			if len(data) == 0 {
+				return 0
+			}
+			b := data[0]
+			data = data[1:]
+			return int(b) % n
+		}
+		evs := []event.Event{&event.RunStarted{ThreadID: "t", RunID: "r"}}
+		for len(data) > 0 {
+			evs = append(evs, historyEvent(next))
+		}
+		p := newPaths(t)
+		views := []*view.View{view.New()}
+		for i, e := range evs {
+			line, err := event.Encode(e)
+			if err != nil {
+				t.Fatalf("Encode %s: %v", e.EventType(), err)
+			}
+			p.line(i, line, i%3 == 2)
+			views = append(views, p.ref)
+			// The fork below folds what the wire paths folded (the decoder
+			// keeps toolCalls for assistant messages only).
+			if evs[i], err = event.Decode(line); err != nil {
+				t.Fatalf("Decode %s: %v", line, err)
+			}
+		}
+		p.end()
+		jsons := make([][]byte, len(views))
+		for i, v := range views {
+			jsons[i] = viewJSON(t, v)
+		}
+		// Fork at the middle: the second half again, then the first half's
+		// events, from the middle's view and from scratch.
+		mid := len(evs) / 2
+		fork := slices.Clone(evs[mid:])
+		if mid > 1 {
+			fork = append(fork, evs[1:mid]...)
+		}
+		w := views[mid]
+		fresh := view.New()
+		for _, e := range evs[:mid] {
+			fresh, _ = reducer.Fold(fresh, e)
+		}
+		for _, e := range fork {
+			w, _ = reducer.Fold(w, e)
+			fresh, _ = reducer.Fold(fresh, e)
+		}
+		if a, b := viewJSON(t, w), viewJSON(t, fresh); !bytes.Equal(a, b) {
+			t.Fatalf("the fork at event %d differs from a fresh fold:\n%s\n%s", mid, a, b)
+		}
+		for i, v := range views {
+			if got := viewJSON(t, v); !bytes.Equal(jsons[i], got) {
+				t.Fatalf("view %d changed after the fork at event %d:\n%s\n%s", i, mid, jsons[i], got)
+			}
+		}
+		checkMessageReaders(t, w)
+		checkMessageReaders(t, p.ref)
+	})
+}
+
+// checkMessageReaders checks that Message, MessageStatus and ToolCall agree
+// with Messages for every message of v's list and every call it holds.
+func checkMessageReaders(t *testing.T, v *view.View) {
+	t.Helper()
+	for m := range v.Messages() {
+		got, ok := v.Message(m.ID)
+		if !ok || !reflect.DeepEqual(got, m) {
+			t.Fatalf("Message(%q) = %+v, %v; Messages holds %+v", m.ID, got, ok, m)
+		}
+		if _, ok := v.MessageStatus(m.ID); !ok {
+			t.Fatalf("MessageStatus(%q) finds no message; Messages holds it", m.ID)
+		}
+		for _, c := range m.ToolCalls {
+			if tc, ok := v.ToolCall(c.ID); ok && tc.MessageID == m.ID && tc.Name != c.Function.Name {
+				t.Fatalf("ToolCall(%q) is named %q; message %q holds it named %q", c.ID, tc.Name, m.ID, c.Function.Name)
+			}
+		}
+	}
+}
+
+// historyEvent makes one event of FuzzHistoryEvents' vocabulary, each
+// choice next(n) (0 ≤ choice < n): few ids, so that snapshots, results and
+// activity snapshots meet the same messages and calls.
+func historyEvent(next func(n int) int) event.Event {
+	ids := []string{"a", "b", "act", "r1", "r2"}
+	calls := []string{"t1", "t2", "t3"}
+	tags := []*string{nil, new(string), new(string)}
+	*tags[1], *tags[2] = "s1", "s2"
+	id, call := ids[next(len(ids))], calls[next(len(calls))]
+	tag := event.Attribution{Subagent: tags[next(len(tags))]}
+	var parent *string
+	if k := next(len(ids) + 1); k < len(ids) {
+		parent = &ids[k]
+	}
+	history := func() []event.Message {
+		var ms []event.Message
+		seen := map[string]bool{}
+		for k := next(5); k > 0; k-- {
+			m := event.Message{ID: ids[next(len(ids))], Subagent: tags[next(len(tags))]}
+			if seen[m.ID] {
+				continue
+			}
+			seen[m.ID] = true
+			var held []event.ToolCall
+			for j := next(3); j > 0; j-- {
+				held = append(held, event.ToolCall{ID: calls[next(len(calls))], Type: "function", Function: event.FunctionCall{Name: "f", Arguments: "{}"}})
+			}
+			switch next(5) {
+			case 0:
+				m.Role, m.ToolCalls = event.RoleAssistant, held
+			case 1:
+				m.Role, m.Content, m.ToolCallID = event.RoleTool, json.RawMessage(`"res"`), &calls[next(len(calls))]
+			case 2:
+				m.Role, m.Content, m.ToolCalls = event.RoleReasoning, json.RawMessage(`"hm"`), held
+			case 3:
+				typ := "P"
+				m.Role, m.Content, m.ActivityType = event.RoleActivity, json.RawMessage(`{"k":1}`), &typ
+			default:
+				m.Role, m.Content = event.RoleUser, json.RawMessage(`"u"`)
+			}
+			ms = append(ms, m)
+		}
+		return ms
+	}
+	switch next(14) {
+	case 0:
+		e := &event.RunStarted{ThreadID: "t", RunID: id}
+		if next(2) == 0 {
+			e.Input = &event.RunAgentInput{ThreadID: "t", RunID: id, Messages: history()}
+		}
+		return e
+	case 1:
+		return &event.RunFinished{ThreadID: "t", RunID: id}
+	case 2:
+		return &event.TextMessageStart{Attribution: tag, MessageID: id}
+	case 3:
+		return &event.TextMessageEnd{Attribution: tag, MessageID: id}
+	case 4:
+		return &event.ToolCallStart{Attribution: tag, ToolCallID: call, ToolCallName: "f", ParentMessageID: parent}
+	case 5:
+		return &event.ToolCallArgs{Attribution: tag, ToolCallID: call, Delta: "{"}
+	case 6:
+		return &event.ToolCallEnd{Attribution: tag, ToolCallID: call}
+	case 7, 8:
+		return &event.ToolCallResult{Attribution: tag, MessageID: ids[next(len(ids))], ToolCallID: call, Content: json.RawMessage(`"ok"`)}
+	case 9, 10:
+		return &event.MessagesSnapshot{Messages: history()}
+	case 11:
+		replace := next(3) != 0
+		return &event.ActivitySnapshot{Attribution: tag, MessageID: id, ActivityType: "P", Content: json.RawMessage(`{"l":[]}`), Replace: &replace}
+	case 12:
+		return &event.ReasoningMessageStart{Attribution: tag, MessageID: id, Role: event.RoleReasoning}
+	default:
+		return &event.TextMessageContent{Attribution: tag, MessageID: id, Delta: "d"}
 	}
 }

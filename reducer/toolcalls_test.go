@@ -2,6 +2,8 @@ package reducer_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -266,6 +268,101 @@ func TestResultsFollowTheirHolder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := mustFoldOn(t, view.New(), tc.lines...)
 			require.Equal(t, tc.want, listIDs(v))
+		})
+	}
+}
+
+// TestResultHint: the result a TOOL_CALL_RESULT walks from (the result
+// inserted last after the message holding its call) is the one answering
+// the call answered last, however the holder's calls grew meanwhile; it
+// survives what leaves the list as it is (more calls, a result appended
+// elsewhere, a run input continuing the conversation) and a
+// MESSAGES_SNAPSHOT forgets it, for a holder it keeps or restates. Without
+// it, n results under one message would walk n²/2 messages.
+func TestResultHint(t *testing.T) {
+	ok := json.RawMessage(`"ok"`)
+	p := func(s string) *string { return &s }
+	calls := func(ids ...string) []event.ToolCall {
+		var cs []event.ToolCall
+		for _, id := range ids {
+			cs = append(cs, event.ToolCall{ID: id, Type: "function", Function: event.FunctionCall{Name: "f"}})
+		}
+		return cs
+	}
+	start := []event.Event{
+		&event.RunStarted{ThreadID: "t", RunID: "r"},
+		&event.TextMessageStart{MessageID: "a"},
+		&event.TextMessageEnd{MessageID: "a"},
+		&event.ToolCallStart{ToolCallID: "x0", ToolCallName: "f", ParentMessageID: p("a")},
+		&event.ToolCallEnd{ToolCallID: "x0"},
+		&event.ToolCallStart{ToolCallID: "x1", ToolCallName: "f", ParentMessageID: p("a")},
+		&event.ToolCallEnd{ToolCallID: "x1"},
+		&event.TextMessageStart{MessageID: "b"},
+		&event.TextMessageEnd{MessageID: "b"},
+		&event.ToolCallResult{MessageID: "q", ToolCallID: "x1", Content: ok},
+		&event.ToolCallResult{MessageID: "r", ToolCallID: "x0", Content: ok},
+	}
+	many := []event.Event{&event.RunStarted{ThreadID: "t", RunID: "r"}}
+	for i := range 20 {
+		id := fmt.Sprint("y", i)
+		many = append(many,
+			&event.ToolCallStart{ToolCallID: id, ToolCallName: "f", ParentMessageID: p("a")},
+			&event.ToolCallEnd{ToolCallID: id})
+		if i%3 == 2 {
+			many = append(many, &event.ToolCallResult{MessageID: fmt.Sprint("r", i), ToolCallID: fmt.Sprint("y", i-1), Content: ok})
+		}
+	}
+	restated := []event.Message{
+		{ID: "a", Role: event.RoleAssistant, ToolCalls: calls("x0", "x1")},
+		{ID: "q", Role: event.RoleTool, Content: ok, ToolCallID: p("x1")},
+		{ID: "r", Role: event.RoleTool, Content: ok, ToolCallID: p("x0")},
+		{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)},
+	}
+	for _, tc := range []struct {
+		name   string
+		evs    []event.Event
+		input  bool // fold after evs a run input holding v's list and a user message
+		holder string
+		want   string // "": none
+	}{
+		{"the call answered last", start, false, "a", "r"},
+		{"answered again", append(slices.Clone(start), &event.ToolCallResult{MessageID: "s", ToolCallID: "x1", Content: ok}), false, "a", "s"},
+		{"past the flat list, calls added after", many, false, "a", "r17"},
+		{"more calls", append(slices.Clone(start),
+			&event.ToolCallResult{MessageID: "s", ToolCallID: "x1", Content: ok},
+			&event.ToolCallStart{ToolCallID: "x2", ToolCallName: "f", ParentMessageID: p("a")},
+			&event.ToolCallEnd{ToolCallID: "x2"}), false, "a", "s"},
+		{"a result held by no message appended", append(slices.Clone(start),
+			&event.ToolCallResult{MessageID: "z", ToolCallID: "nowhere", Content: ok}), false, "a", "r"},
+		{"no result yet", start[:9], false, "a", ""},
+		{"a run input continuing the conversation", start, true, "a", "r"},
+		{"a snapshot restating the holder", append(slices.Clone(start), &event.MessagesSnapshot{Messages: restated}), false, "a", ""},
+		{"a snapshot keeping a reasoning holder", []event.Event{
+			&event.RunStarted{ThreadID: "t", RunID: "r"},
+			&event.MessagesSnapshot{Messages: []event.Message{
+				{ID: "a", Role: event.RoleReasoning, Content: json.RawMessage(`"hm"`), ToolCalls: calls("x0", "x1")},
+				{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)},
+			}},
+			&event.ToolCallResult{MessageID: "q", ToolCallID: "x1", Content: ok},
+			&event.MessagesSnapshot{Messages: []event.Message{{ID: "b", Role: event.RoleAssistant, Content: json.RawMessage(`"hi"`)}}},
+		}, false, "a", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := view.New()
+			for i, e := range tc.evs {
+				var err error
+				v, err = reducer.Reduce(v, e)
+				require.NoError(t, err, "event %d (%s)", i, e.EventType())
+			}
+			if tc.input {
+				msgs := append(v.MessageList(), event.Message{ID: "u", Role: event.RoleUser, Content: json.RawMessage(`"go on"`)})
+				var err error
+				v, err = reducer.Input(v, &event.RunAgentInput{ThreadID: "t", RunID: "r2", Messages: msgs})
+				require.NoError(t, err)
+			}
+			got, ok := reducer.LastResult(v, tc.holder)
+			require.Equal(t, tc.want != "", ok, "a last result after %s: %q", tc.holder, got)
+			require.Equal(t, tc.want, got)
 		})
 	}
 }

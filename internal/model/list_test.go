@@ -323,3 +323,73 @@ func restOf(c *Cold) func() *Rest {
 		return c.Rest
 	}
 }
+
+// TestListRareStaysEmpty: what few messages need (List.rare: the messages
+// inserted after others, where they live) holds nothing for a message
+// that no longer needs it, so that it costs nothing per message of a
+// stream: a message inserted after the last one is appended (the common
+// tool result, right after the call it answers); an inserted message that
+// a rebuild of the list appends again or drops leaves no entry behind.
+func TestListRareStaysEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// run builds the list with put (after nil: at the end), and may
+		// reset it and append or drop messages with again and drop.
+		run  func(put func(id string, after *string), reset func(), again, drop func(id string))
+		want []string
+	}{
+		{"inserted after the last message", func(put func(string, *string), _ func(), _, _ func(string)) {
+			a, r1 := "a", "r1"
+			put("a", nil)
+			put("r1", &a)
+			put("r2", &r1)
+		}, []string{"a", "r1", "r2"}},
+		{"inserted ones appended again after a reset", func(put func(string, *string), reset func(), again, _ func(string)) {
+			a, r1 := "a", "r1"
+			put("a", nil)
+			put("b", nil)
+			put("r1", &a)
+			put("r2", &r1)
+			reset()
+			for _, id := range []string{"a", "r1", "r2", "b"} {
+				again(id)
+			}
+		}, []string{"a", "r1", "r2", "b"}},
+		{"inserted ones dropped after a reset", func(put func(string, *string), reset func(), again, drop func(string)) {
+			a := "a"
+			put("a", nil)
+			put("b", nil)
+			put("r1", &a)
+			reset()
+			again("a")
+			drop("r1")
+			again("b")
+		}, []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cold{Rest: &Rest{}}
+			var nodes listNodes
+			locs := map[string]Loc{}
+			put := func(id string, after *string) {
+				var l Loc
+				nodes, l = nodes.place(id, -1)
+				locs[id] = l
+				c.PutMsg(id, MsgRec{}, &OwnerRec{Kind: KindText}, l, true, after, restOf(c))
+			}
+			again := func(id string) { c.ListAppend(id, locs[id]) }
+			drop := func(id string) {
+				nodes = nodes.remove(locs[id])
+				c.DropMsgLoc(id)
+			}
+			tc.run(put, c.ListReset, again, drop)
+			if got := slices.Collect(c.ListAll(nodes.nodes)); !slices.Equal(got, tc.want) {
+				t.Fatalf("list %v, want %v", got, tc.want)
+			}
+			checkListLocs(t, c, nodes, tc.want)
+			if r := c.List.rare; r != nil && (r.locs.Len() != 0 || r.after.Len() != 0) {
+				t.Fatalf("List.rare holds %d locations and %d successors, want none: no message needs one",
+					r.locs.Len(), r.after.Len())
+			}
+		})
+	}
+}
