@@ -1,12 +1,14 @@
 package reducer_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/view"
 	"github.com/stretchr/testify/assert"
@@ -83,4 +85,88 @@ func letsGo(t *testing.T, largeLine, small string, refusals, big int) {
 	assert.Less(t, int64(after)-int64(before), int64(big/4),
 		"the heap grew by %d bytes over %d folds after a %d-byte value was replaced", after-before, refusals+101, big)
 	runtime.KeepAlive(b)
+}
+
+// TestFoldLetsGoOfReplacedSnapshots checks that the pure fold, which takes
+// each view from a slab of the stream's, does not keep alive the large
+// snapshots that later ones replaced: the superseded views a slab holds
+// reference them (before RetireSlabs, eight 1 MB snapshots kept about 8 MB
+// alive after a ninth emptied the list; a store, which folds with Fold,
+// could keep 63 events' worth of them). It keeps at most the last one,
+// which the views folded after it share a slab with. (Not parallel: it
+// measures the heap.)
+func TestFoldLetsGoOfReplacedSnapshots(t *testing.T) {
+	const big, n = 1 << 20, 8
+	payload := strings.Repeat("x", big)
+	cases := []struct {
+		name         string
+		large, small string
+	}{
+		{"messages snapshot",
+			fmt.Sprintf(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m","role":"user","content":%q}]}`, payload),
+			`{"type":"MESSAGES_SNAPSHOT","messages":[]}`},
+		{"state snapshot",
+			fmt.Sprintf(`{"type":"STATE_SNAPSHOT","snapshot":{"a":%q}}`, payload),
+			`{"type":"STATE_SNAPSHOT","snapshot":{}}`},
+		{"state delta",
+			fmt.Sprintf(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":%q}]}`, payload),
+			`{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/a"}]}`},
+		{"activity snapshot",
+			fmt.Sprintf(`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{"a":%q}}`, payload),
+			`{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{}}`},
+		{"run input",
+			fmt.Sprintf(`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":%q}]}}`, payload),
+			`{"type":"MESSAGES_SNAPSHOT","messages":[]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := view.New()
+			fold := func(line string) {
+				t.Helper()
+				var err error
+				v, err = reducer.FoldJSON(v, []byte(line))
+				require.NoError(t, err, "%.60s", line)
+			}
+			fold(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
+			fold(`{"type":"STATE_SNAPSHOT","snapshot":{}}`)
+			before := heapBytes()
+			for i := range n {
+				if strings.HasPrefix(c.large, `{"type":"RUN_STARTED"`) {
+					fold(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
+				}
+				// A new id each time: a run input restating the message
+				// the view holds would keep that one.
+				fold(strings.Replace(c.large, `"id":"m"`, fmt.Sprintf(`"id":"m%d"`, i), 1))
+			}
+			fold(c.small)
+			after := heapBytes()
+			assert.Less(t, int64(after)-int64(before), int64(3*big),
+				"the heap grew by %d bytes after %d snapshots of %d bytes, all but the last replaced", after-before, n, big)
+			runtime.KeepAlive(v)
+		})
+	}
+}
+
+// TestInputLetsGoOfReplacedHistory is TestFoldLetsGoOfReplacedSnapshots
+// for run inputs folded with Input, each replacing the history before it.
+func TestInputLetsGoOfReplacedHistory(t *testing.T) {
+	const big, n = 1 << 20, 8
+	payload, err := json.Marshal(strings.Repeat("x", big))
+	require.NoError(t, err)
+	v := view.New()
+	before := heapBytes()
+	for i := range n {
+		in := &event.RunAgentInput{ThreadID: "t", RunID: fmt.Sprint("r", i), Messages: []event.Message{
+			{ID: fmt.Sprint("m", i), Role: event.RoleUser, Content: payload},
+		}}
+		v, err = reducer.Input(v, in)
+		require.NoError(t, err)
+	}
+	payload = nil
+	v, err = reducer.Input(v, &event.RunAgentInput{ThreadID: "t", RunID: "last"})
+	require.NoError(t, err)
+	after := heapBytes()
+	assert.Less(t, int64(after)-int64(before), int64(3*big),
+		"the heap grew by %d bytes after %d inputs of %d bytes, all but the last replaced", after-before, n, big)
+	runtime.KeepAlive(v)
 }

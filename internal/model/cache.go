@@ -143,6 +143,23 @@ func (m *slabs) detach(step uint64) *slabs {
 	return c
 }
 
+// RetireSlabs gives s, a private copy about to be published, slabs of its
+// own, with no view or hot group taken yet: the folds from it take their
+// views and groups from new slabs, so that the superseded views and groups
+// the current slabs hold, and everything they reference, can be collected
+// once nothing else holds them. A fold that brought a bulky part into the
+// view (a snapshot, a large patch) calls it: a slab would otherwise keep up
+// to slabSize folds' worth of such parts alive, the replaced ones included.
+func (s *State) RetireSlabs() {
+	m := s.mem
+	if m == nil {
+		return
+	}
+	c := newSlabs(m)
+	c.detached = m.detached
+	s.mem = c
+}
+
 // withGroups returns a copy of m with the group slab s.
 func (m *slabs) withGroups(s *slab[hotGroup]) *slabs {
 	c := newSlabs(m)
