@@ -726,8 +726,11 @@ func TestCloseWaitsForSubscribers(t *testing.T) {
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	var finished atomic.Bool
+	var enter sync.Once
 	s.Subscribe(func(*view.View) {
-		close(entered)
+		// The Dispatch loop below may publish a view before Close begins,
+		// which this subscriber is then handed once released.
+		enter.Do(func() { close(entered) })
 		<-release
 		finished.Store(true)
 	})
