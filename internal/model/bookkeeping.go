@@ -30,10 +30,10 @@ type OwnerRec struct {
 // of it sits in one record, in one map, so that a new message costs one map
 // insertion and no entry elsewhere.
 //
-// The record is 16 bytes and holds no pointer, so that its map entry (the
-// key's 16-byte string header, then the record), held inline in the map's
-// table, is 32 bytes and holds one pointer, the key: the garbage collector
-// scans one word of it. There is one entry per message id of the stream,
+// The record is 12 bytes and holds no pointer, so that its map entry (the
+// key's address and 32-bit length, then the record), held inline in the
+// map's table, is 24 bytes and holds one pointer, the key's: the garbage
+// collector scans one word of it. There is one entry per message id of the stream,
 // so every byte here is paid per message. The owner is an ownerRef into the
 // state's owner table instead of a string; where the message lives is not
 // here: a message appended to the list lives where its list entry says
@@ -44,7 +44,7 @@ type OwnerRec struct {
 type MsgRec struct {
 	owner  ownerRef
 	anchor int32  // where in List.locs this message or the one its chain starts from is
-	gen    uint32 // the List generation it was listed in
+	gen    uint16 // the List generation it was listed in
 	kind   Kind
 	flags  recFlags
 }
@@ -262,9 +262,9 @@ func (c *Cold) DropMsgLoc(id string) {
 // rare; Listed and ListNext are O(log n), ListLen O(1), and iterating one
 // node lookup per message (and one more map lookup per message when some
 // are inserted, and one per inserted one). ListReset empties the list in
-// O(1): records listed before belong to an older generation and read as
-// not listed (once every 2³² resets, when the generations wrap, it unlists
-// every record).
+// O(1) amortised: records listed before belong to an older generation and
+// read as not listed (once every 2¹⁶ resets, when the generations wrap, it
+// unlists every record).
 //
 // Reading ids and messages from locations needs the invocation nodes: the
 // readers that do take them as Nodes.
@@ -276,7 +276,7 @@ type List struct {
 	// listRare it points to is never written once a List points to it.
 	rare *listRare
 	n    int32  // the number of messages (less than 2³¹, as packedLoc's)
-	gen  uint32 // the generation of the records listed
+	gen  uint16 // the generation of the records listed
 }
 
 // listRare is the part of a List few messages have an entry in.
@@ -445,8 +445,8 @@ func (c *Cold) ListReset() {
 	if rare != nil {
 		rare = &listRare{locs: rare.locs}
 	}
-	if c.List.gen == math.MaxUint32 {
-		// The generations are used up (after 2³² resets): unlist every
+	if c.List.gen == math.MaxUint16 {
+		// The generations are used up (after 2¹⁶ resets): unlist every
 		// record once, so that no stale one reads as listed when they start
 		// again from zero.
 		for id, r := range c.Msgs.All() {

@@ -222,7 +222,7 @@ func TestListMoveAfterReset(t *testing.T) {
 func TestListGenerationsWrap(t *testing.T) {
 	c := &Cold{Rest: &Rest{}}
 	var nodes listNodes
-	c.List.gen = math.MaxUint32 - 1
+	c.List.gen = math.MaxUint16 - 1
 	var a Loc
 	for _, id := range []string{"a", "b"} {
 		var l Loc
@@ -232,12 +232,12 @@ func TestListGenerationsWrap(t *testing.T) {
 			a = l
 		}
 	}
-	c.ListReset() // gen MaxUint32
+	c.ListReset() // gen MaxUint16
 	c.ListAppend("a", a)
 	c.ListReset() // wraps to generation 0
 	// The resets in between change nothing but the generation: jump to the
 	// one "b" was listed in.
-	c.List.gen = math.MaxUint32 - 1
+	c.List.gen = math.MaxUint16 - 1
 	if c.Listed("a") || c.Listed("b") {
 		t.Fatalf("a record listed before the generations wrapped reads as listed: a %v, b %v", c.Listed("a"), c.Listed("b"))
 	}

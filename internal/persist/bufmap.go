@@ -257,7 +257,7 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 		case s.val.gone && !held:
 			// The trie reads the key of a deletion and keeps nothing.
 			rest[n] = logSlot{e: &s.entryKey, del: true}
-		case s.val.gone || held || filter.mayHave(h) && m.trie.has(h, k):
+		case s.val.gone || held || len(k) > maxTableKey || filter.mayHave(h) && m.trie.has(h, k):
 			// A tombstone, a new value or a key the table cannot take.
 			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		case adding && table.claim(nt):
@@ -275,8 +275,7 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 		filter = m.trie.filtered(filter, rest[:n])
 	}
 	if m.trie.n > rebuildMin && m.trie.n > int(nt)/4 {
-		table, nt = m.rebuild(table, nt)
-		m.trie, filter = Map[item[V]]{}, nil
+		table, nt, filter = m.rebuild(table, nt)
 	}
 	return table, nt, filter
 }
@@ -286,12 +285,14 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 // lower it and move small maps often.
 var rebuildMin = 1024
 
-// rebuild returns a new table holding m's keys other than those of its
-// log, given that m sees the first nt entries of table, and its number of
-// entries. The trie's keys shadow the table's: the entries they shadow are
-// marked first, then the others are copied in the order of the table's
-// index, whose slots hold their hashes' tags.
-func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32) {
+// rebuild moves m's trie into a new table holding m's keys other than
+// those of its log, given that m sees the first nt entries of table, and
+// returns the table, its number of entries and the filter of m's trie,
+// which is left with the keys too long for a table entry (see maxTableKey;
+// nil when there are none). The trie's keys shadow the table's: the
+// entries they shadow are marked first, then the others are copied in the
+// order of the table's index, whose slots hold their hashes' tags.
+func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32, *keyFilter) {
 	shadowed := make([]bool, nt)
 	m.trie.root.each(func(e *entryKey) bool {
 		if j := table.find(e.hash, e.key, nt); j >= 0 {
@@ -306,19 +307,29 @@ func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32) 
 		s := x.slots[i].Load()
 		if j := int32(uint32(s)) - 1; s != 0 && j < nt && !shadowed[j] {
 			e := table.entry(j)
-			fresh = fresh.add(n, s&^(1<<32-1), e.key, e.val)
+			fresh = fresh.add(n, s&^(1<<32-1), e.key(), e.val)
 			n++
 		}
 	}
+	var long []logSlot
 	m.trie.root.each(func(e *entryKey) bool {
-		if it := entryOf[item[V]](e).val; !it.gone {
+		switch it := entryOf[item[V]](e).val; {
+		case it.gone:
+		case len(e.key) > maxTableKey:
+			long = append(long, logSlot{e: e})
+		default:
 			fresh = fresh.add(n, e.hash, e.key, it.v)
 			n++
 		}
 		return true
 	})
 	fresh.claimed.used.Store(n)
-	return fresh, n
+	m.trie = Map[item[V]]{}
+	if long == nil {
+		return fresh, n, nil
+	}
+	m.trie = m.trie.apply(long)
+	return fresh, n, m.trie.filtered(nil, long)
 }
 
 // All returns an iterator over the entries of m.
@@ -354,7 +365,7 @@ func (m BufMap[V]) All() iter.Seq2[string, V] {
 		if t := m.log.table; t != nil {
 			for i := range m.log.nt {
 				e := t.entry(i)
-				if _, dup := seen[e.key]; !dup && !yield(e.key, e.val) {
+				if _, dup := seen[e.key()]; !dup && !yield(e.key(), e.val) {
 					return
 				}
 			}

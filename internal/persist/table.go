@@ -5,17 +5,21 @@ import (
 	"unsafe"
 )
 
-// tableChunkBits sets the number of entries of a full table chunk: 2048.
-// An entry's size is a multiple of 8 bytes (it starts with a string
-// header), so a full chunk is a multiple of 16 KB, at least 32 KB plus 16
-// KB: an object the allocator takes whole 8 KB pages for, with no header
-// and no rounding up. A chunk of up to 32 KB (1024 entries of up to 32
-// bytes) would carry an 8-byte header, which takes one of 32 KB to a 40 KB
-// object, and smaller ones up to their size class (10 % more for 1024
-// entries of 24 bytes).
-const tableChunkBits = 11
-
-const tableChunkLen = 1 << tableChunkBits
+// chunkBits returns the base-2 logarithm of the number of entries of a
+// full chunk of a keyTable[V]: 2048 entries, or 4096 when an entry is 16
+// bytes (its smallest, a value of 4 bytes or less). An entry's size is a
+// multiple of 8 bytes (it starts with a pointer), so a full chunk is then
+// a multiple of 16 KB, and more than 32 KB: an object the allocator takes
+// whole 8 KB pages for, with no header and no rounding up. A chunk of up
+// to 32 KB (2048 entries of 16 bytes, 1024 of up to 32) would carry an
+// 8-byte header, which takes one of 32 KB to a 40 KB object, and smaller
+// ones up to their size class (10 % more for 1024 entries of 24 bytes).
+func chunkBits[V any]() uint {
+	if unsafe.Sizeof(tableEntry[V]{}) <= 16 {
+		return 12
+	}
+	return 11
+}
 
 // tableMinSlots is the number of slots of the smallest table.
 const tableMinSlots = 128
@@ -37,8 +41,8 @@ const tableFirstChunk = 32
 //
 // A new key thus costs one entry written in place and one slot, where a trie
 // of a few hundred thousand keys copies a node of up to 32 pointers at each
-// of its top levels: the table holds a stream's message ids at 44 bytes a
-// key or so (a 32-byte entry and its share of the index), and adds one with
+// of its top levels: the table holds a stream's message ids at 36 bytes a
+// key or so (a 24-byte entry and its share of the index), and adds one with
 // no allocation beyond a chunk every 2048 keys and an index twice as large
 // each time it is three quarters full.
 //
@@ -68,14 +72,30 @@ type tableClaim struct {
 	used atomic.Int32
 }
 
-// tableEntry is one key of a keyTable and its value. It does not keep the
-// key's hash, as a trie's entry does: the slot that indexes it holds the
-// high 32 bits of the hash, which is all that probing and growing the
-// index need. For a message index that is 8 bytes less per message.
+// tableEntry is one key of a keyTable and its value. It holds the key as
+// the address of its bytes and its length in 32 bits (12 bytes where a
+// string header takes 16; see maxTableKey), so that a value of up to 12
+// bytes aligned to 4, such as a message index record, makes a 24-byte
+// entry; and it does not keep the key's hash, as a trie's entry does: the
+// slot that indexes it holds the high 32 bits of the hash, which is all
+// that probing and growing the index need. For a message index that is 16
+// bytes less per message than a string header and a hash.
 type tableEntry[V any] struct {
-	key string
+	kp  *byte
+	kn  uint32
 	val V
 }
+
+// key returns the entry's key.
+func (e *tableEntry[V]) key() string { return unsafe.String(e.kp, e.kn) }
+
+// is reports whether the entry's key is k.
+func (e *tableEntry[V]) is(k string) bool { return int(e.kn) == len(k) && e.key() == k }
+
+// maxTableKey is the length of the longest key a table entry holds; a
+// BufMap keeps a longer one in its trie. A variable so that the tests can
+// lower it.
+var maxTableKey = 1<<32 - 1
 
 // TableEntrySize returns the size in bytes of one table entry of a
 // BufMap[V]: every key the map holds costs one (see keyTable).
@@ -110,7 +130,8 @@ func newTableIndex(n int) *tableIndex {
 
 // entry returns entry i, which t's version sees.
 func (t *keyTable[V]) entry(i int32) *tableEntry[V] {
-	return &t.dir[i>>tableChunkBits][i&(tableChunkLen-1)]
+	bits := chunkBits[V]()
+	return &t.dir[i>>bits][i&(1<<bits-1)]
 }
 
 // get returns the entry for k, whose hash is h, among the first n entries,
@@ -135,7 +156,7 @@ func (t *keyTable[V]) find(h uint64, k string, n int32) int32 {
 		if s>>32 != tag {
 			continue
 		}
-		if j := int32(uint32(s)) - 1; j < n && t.entry(j).key == k {
+		if j := int32(uint32(s)) - 1; j < n && t.entry(j).is(k) {
 			return j
 		}
 	}
@@ -149,16 +170,17 @@ func (t *keyTable[V]) claim(n int32) bool {
 	return n < 1<<31-1 && t.claimed.used.CompareAndSwap(n, n+1)
 }
 
-// add writes entry n, which the caller claimed, as k (whose hash is h)
-// holding v, and indexes it, and returns the header of t's table to see it
-// with: t itself, or a new header when the entry takes a new chunk or the
+// add writes entry n, which the caller claimed, as k (whose hash is h, and
+// which is at most maxTableKey bytes long) holding v, and indexes it, and
+// returns the header of t's table to see it with: t itself, or a new header when the entry takes a new chunk or the
 // index grows (t, which other versions may hold, is never changed).
 func (t *keyTable[V]) add(n int32, h uint64, k string, v V) *keyTable[V] {
-	c, i := int(n>>tableChunkBits), int(n&(tableChunkLen-1))
+	bits := chunkBits[V]()
+	c, i := int(n>>bits), int(n&(1<<bits-1))
 	switch {
 	case c == len(t.dir):
 		// A new chunk, in a new directory.
-		size := tableChunkLen
+		size := 1 << bits
 		if c == 0 {
 			size = tableFirstChunk
 		}
@@ -170,7 +192,7 @@ func (t *keyTable[V]) add(n int32, h uint64, k string, v V) *keyTable[V] {
 		copy(grown, t.dir[c])
 		t = t.with(append(t.dir[:c:c], grown), t.index)
 	}
-	t.dir[c][i] = tableEntry[V]{key: k, val: v}
+	t.dir[c][i] = tableEntry[V]{kp: unsafe.StringData(k), kn: uint32(len(k)), val: v}
 	if int(n+1) > len(t.index.slots)*3/4 {
 		t = t.with(t.dir, t.index.grown(2*len(t.index.slots)))
 	}

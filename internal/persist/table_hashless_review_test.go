@@ -32,12 +32,12 @@ func checkTableIndex[V any](tb testing.TB, t *keyTable[V], n int32, hash func(st
 		}
 		require.False(tb, seen[j], "entry %d indexed twice", j)
 		seen[j] = true
-		k := t.entry(j).key
+		k := t.entry(j).key()
 		require.Equal(tb, hash(k)>>32, s>>32, "slot %d of entry %d (%q) carries another tag", i, j, k)
 	}
 	for j := range n {
 		require.True(tb, seen[j], "entry %d is not indexed", j)
-		k := t.entry(j).key
+		k := t.entry(j).key()
 		require.Equal(tb, j, t.find(hash(k), k, n), "find(%q)", k)
 	}
 	assert.LessOrEqual(tb, used, len(x.slots)*3/4, "the index is over three quarters full")
@@ -105,11 +105,11 @@ func TestBufMapRebuildForkOfGrownTable(t *testing.T) {
 			assert.Equal(t, own.claimed.used.Load(), fork.log.nt, "the fork sees every entry of its new table")
 			for j := range fork.log.nt {
 				e := own.entry(j)
-				want, ok := forkModel[e.key]
-				if ok && !logOrTrieHas(fork, h, e.key) {
-					require.Equal(t, want, e.val, "entry %q holds a shadowed value", e.key)
+				want, ok := forkModel[e.key()]
+				if ok && !logOrTrieHas(fork, h, e.key()) {
+					require.Equal(t, want, e.val, "entry %q holds a shadowed value", e.key())
 				}
-				require.True(t, ok || logOrTrieHas(fork, h, e.key), "entry %q is not the fork's", e.key)
+				require.True(t, ok || logOrTrieHas(fork, h, e.key()), "entry %q is not the fork's", e.key())
 			}
 			checkSnaps(t, []mapSnap[BufMap[int]]{{fork, forkModel}, {m, model}}, h)
 			for i := hf.n/20 + 1; i < hf.n; i += 97 {
@@ -217,7 +217,7 @@ func BenchmarkBufMapRebuildOldFork(b *testing.B) {
 	require.Greater(b, f.trie.Len(), 500)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, n := f.rebuild(f.log.table, f.log.nt); int(n) != f.Len()-int(f.nlog) && n == 0 {
+		if _, n, _ := f.rebuild(f.log.table, f.log.nt); int(n) != f.Len()-int(f.nlog) && n == 0 {
 			b.Fatal("empty rebuild")
 		}
 	}

@@ -94,6 +94,31 @@ func FuzzBufMapRebuild(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runBufProgram(t, prog, hashBits) })
 }
 
+// TestBufMapLongKeys runs runBufProgram's programs with keys of two bytes
+// too long for a table entry (maxTableKey lowered to 1) and tries moved
+// into new tables as soon as they hold 3 keys: the long keys stay in the
+// tries through every flush and rebuild, beside the short ones in tables.
+func TestBufMapLongKeys(t *testing.T) {
+	lowRebuildMin(t, 2)
+	old := maxTableKey
+	maxTableKey = 1
+	t.Cleanup(func() { maxTableKey = old })
+	rapid.Check(t, checkBufProgram)
+	// A map of only long keys keeps them all in its trie, and its table
+	// (made for the short keys it never gets) empty.
+	var m BufMap[int]
+	for i := range 1000 {
+		m = m.Set(strconv.Itoa(100+i), i)
+	}
+	require.Equal(t, 1000-int(m.nlog), m.trie.Len())
+	require.Zero(t, m.log.nt)
+	for i := range 1000 {
+		v, ok := m.Get(strconv.Itoa(100 + i))
+		require.True(t, ok)
+		require.Equal(t, i, v)
+	}
+}
+
 // runBufProgram runs prog, a program of BufMap operations on up to 64 keys
 // whose hashes keep their hashBits%65 low bits, against a Go map. Two
 // bytes an operation: an opcode, then a key or a version. Mostly writes to

@@ -202,21 +202,28 @@ func TestBufMapForkEveryWrite(t *testing.T) {
 // and a multiple of the 8 KB page, so that none of it is rounding.
 func TestTableChunkPages(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		size uintptr
+		name       string
+		size, bits uintptr
 	}{
-		{"uint32", TableEntrySize[uint32]()},
-		{"int", TableEntrySize[int]()},
-		{"16-byte record", TableEntrySize[[4]uint32]()},
-		{"string", TableEntrySize[string]()},
-		{"24-byte record", TableEntrySize[[6]uint32]()},
+		{"uint32", TableEntrySize[uint32](), uintptr(chunkBits[uint32]())},
+		{"int", TableEntrySize[int](), uintptr(chunkBits[int]())},
+		{"12-byte record", TableEntrySize[[3]uint32](), uintptr(chunkBits[[3]uint32]())},
+		{"16-byte record", TableEntrySize[[4]uint32](), uintptr(chunkBits[[4]uint32]())},
+		{"string", TableEntrySize[string](), uintptr(chunkBits[string]())},
+		{"24-byte record", TableEntrySize[[6]uint32](), uintptr(chunkBits[[6]uint32]())},
 		{"struct{string; int}", TableEntrySize[struct {
 			s string
 			i int
-		}]()},
+		}](), uintptr(chunkBits[struct {
+			s string
+			i int
+		}]())},
 	} {
-		if n := tc.size * tableChunkLen; n <= 32<<10 || n%(8<<10) != 0 {
-			t.Errorf("a chunk of %d entries of %d bytes (%s) is %d bytes: not whole pages above 32 KB", tableChunkLen, tc.size, tc.name, n)
+		if n := tc.size << tc.bits; n <= 32<<10 || n%(8<<10) != 0 {
+			t.Errorf("a chunk of %d entries of %d bytes (%s) is %d bytes: not whole pages above 32 KB", 1<<tc.bits, tc.size, tc.name, n)
 		}
+	}
+	if got := TableEntrySize[[3]uint32](); got != 24 {
+		t.Errorf("an entry of a 12-byte value aligned to 4 is %d bytes, not 24: the key is no longer a pointer and a 32-bit length", got)
 	}
 }
