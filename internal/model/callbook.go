@@ -30,8 +30,8 @@ type Calls struct {
 // while the message holds the call.
 //
 // The record is 32 bytes: its map entry, held inline in the map's table,
-// is the key's 16-byte string header and the record, 48 bytes, one for
-// every tool call of the stream. The owner is an ownerRef (4 bytes, see
+// is the key's address and 32-bit length, 4 bytes of padding and the
+// record, 48 bytes, one for every tool call of the stream. The owner is an ownerRef (4 bytes, see
 // MsgRec) and the index an int32 (a message never holds 2³¹ calls: each
 // costs far more than a byte of input).
 type callRec struct {
