@@ -46,10 +46,10 @@ func TestMsgRoleExact(t *testing.T) {
 				check("NewMsg", m)
 
 				w := m.WithInfo()
-				w.Info().Meta = MetaOf(json.RawMessage(`{"k":1}`))
+				w.Info().SetMeta(MetaOf(json.RawMessage(`{"k":1}`)))
 				check("WithInfo", w)
 				check("WithInfo leaves the original", m)
-				assert.Nil(t, m.Info().Meta)
+				assert.Nil(t, m.Info().Meta())
 
 				s := *m
 				s.SetInfo(&MsgInfo{Tag: &tag, Name: &tag})
