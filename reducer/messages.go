@@ -335,7 +335,7 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	c := *m
 	if meta != nil {
 		c = *m.WithInfo()
-		c.Info().Meta = c.Info().Meta.Merge(meta)
+		c.Info().SetMeta(c.Info().Meta().Merge(meta))
 	}
 	c.Status = model.EntOpen
 	f.putMsg(loc, &c)
@@ -358,12 +358,13 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
 		return
 	}
-	if !hasText && m.Info().Raw != nil {
+	if !hasText && m.Info().Raw() != nil {
 		// G16: a delta into content parts replaces them with its text, as the
 		// reference does.
 		c := *m.WithInfo()
-		c.Info().Raw = nil
-		c.Info().Meta = c.Info().Meta.Merge(meta)
+		x := c.Info().Extra()
+		x.Raw, x.Meta = nil, x.Meta.Merge(meta)
+		c.Info().SetExtra(x)
 		c.Text, c.HasText = persist.TextOf(delta), true
 		f.putMsg(loc, &c)
 		return
@@ -377,7 +378,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
 	info := *c.Info()
-	info.Meta = info.Meta.Merge(meta)
+	info.SetMeta(info.Meta().Merge(meta))
 	c.SetInfo(&info)
 	c.HasText = true
 	c.Text = c.Text.Append(delta)
@@ -421,7 +422,7 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 	}
 	if meta != nil {
 		info := *c.Info()
-		info.Meta = info.Meta.Merge(meta)
+		info.SetMeta(info.Meta().Merge(meta))
 		c.SetInfo(&info)
 	}
 	c.Status = model.EntClosed
@@ -700,7 +701,10 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		info = model.ToolInfoCopy(f.tagOf(tag), strs.Clone(e.ToolCallID), e.Metadata)
 	}
 	m := model.NewMsg(id, role, info)
-	m.Text, m.HasText, m.Info().Raw = text, isText, other
+	m.Text, m.HasText = text, isText
+	if other != nil {
+		m.Info().SetRaw(other)
+	}
 	// R26: the result is attributed on its own and (re)sets its message's owner.
 	f.place(m, &model.OwnerRec{Owner: tag, Kind: model.KindTool}, true, after, nil)
 	if answered != nil {
@@ -809,7 +813,7 @@ func (f *folder) encryptedValue(e *event.ReasoningEncryptedValue, tag model.Owne
 		}
 		if m, loc, ok := f.msg(e.EntityID); ok && m.Role() != event.RoleActivity {
 			c := m.WithInfo()
-			c.Info().EncryptedValue = &val
+			c.Info().SetEncryptedValue(&val)
 			f.putMsg(loc, c)
 		}
 	default:
@@ -843,20 +847,24 @@ func (f *folder) activitySnapshot(e *event.ActivitySnapshot, tag model.Owner) *V
 		c := m.WithInfo()
 		c.Text, c.HasText, c.HasDoc = persist.Text{}, false, true
 		i := c.Info()
-		i.Doc, i.Raw = doc, nil
-		i.ActivityType = &typ
+		x := i.Extra()
+		x.Doc, x.Raw = doc, nil
+		x.ActivityType = &typ
+		x.Meta = x.Meta.Merge(e.Metadata)
+		i.SetExtra(x)
 		i.Tag = tag.Tag()
-		i.Meta = i.Meta.Merge(e.Metadata)
 		f.update(m, loc, c)
 		f.writeCold().SetMsgOwner(e.MessageID, model.OwnerRec{Owner: tag, Kind: model.KindActivity}, f.writeRest)
 	case exists:
 		if e.Metadata != nil {
 			c := m.WithInfo()
-			c.Info().Meta = c.Info().Meta.Merge(e.Metadata)
+			c.Info().SetMeta(c.Info().Meta().Merge(e.Metadata))
 			f.putMsg(loc, c)
 		}
 	default:
-		m := model.NewMsg(e.MessageID, event.RoleActivity, &model.MsgInfo{Tag: tag.Tag(), ActivityType: &typ, Doc: doc, Meta: model.MetaOf(e.Metadata)})
+		info := &model.MsgInfo{Tag: tag.Tag()}
+		info.SetExtra(model.MsgExtra{ActivityType: &typ, Doc: doc, Meta: model.MetaOf(e.Metadata)})
+		m := model.NewMsg(e.MessageID, event.RoleActivity, info)
 		m.HasDoc = true
 		f.appendMsg(m, &model.OwnerRec{Owner: tag, Kind: model.KindActivity})
 	}
@@ -876,8 +884,8 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 		return f.violation("R15", "subagentRunId '%s' does not match the activity '%s' opener's subagent %s", tag.ID, e.MessageID, rec.Owner.Quoted())
 	}
 	c := m.WithInfo()
-	i := c.Info()
-	doc, warns, err := patch.Apply(i.Doc, e.Patch, nil)
+	x := c.Info().Extra()
+	doc, warns, err := patch.Apply(x.Doc, e.Patch, nil)
 	for _, w := range warns {
 		f.warn("G2", "ACTIVITY_DELTA '%s': %s", e.MessageID, w.String())
 	}
@@ -887,9 +895,10 @@ func (f *folder) activityDelta(e *event.ActivityDelta, tag model.Owner) *Violati
 	} else {
 		typ := e.ActivityType
 		c.HasDoc = true
-		i.Doc, i.ActivityType = doc, &typ
+		x.Doc, x.ActivityType = doc, &typ
 	}
-	i.Meta = i.Meta.Merge(e.Metadata)
+	x.Meta = x.Meta.Merge(e.Metadata)
+	c.Info().SetExtra(x)
 	f.putMsg(loc, c)
 	return nil
 }

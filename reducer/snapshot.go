@@ -15,21 +15,25 @@ import (
 
 // fromHistory converts a history message into a view message.
 func (f *folder) fromHistory(hm *event.Message) *model.Msg {
-	m := model.NewMsg(hm.ID, hm.Role, &model.MsgInfo{
-		Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name),
-		ToolCallID: cloneStr(hm.ToolCallID), Error: cloneStr(hm.Error),
-		ActivityType: cloneStr(hm.ActivityType), EncryptedValue: cloneStr(hm.EncryptedValue),
-		Meta: model.MetaOf(hm.Metadata),
-	})
+	info := &model.MsgInfo{Tag: cloneStr(hm.Subagent), Name: cloneStr(hm.Name), ToolCallID: cloneStr(hm.ToolCallID)}
+	x := model.MsgExtra{
+		Error: cloneStr(hm.Error), ActivityType: cloneStr(hm.ActivityType),
+		EncryptedValue: cloneStr(hm.EncryptedValue), Meta: model.MetaOf(hm.Metadata),
+	}
+	var text persist.Text
+	hasText, hasDoc := false, false
 	if hm.Role == event.RoleActivity && len(hm.Content) > 0 {
 		if doc, err := patch.New(hm.Content); err == nil {
-			m.Info().Doc, m.HasDoc = doc, true
+			x.Doc, hasDoc = doc, true
 		} else {
-			m.Info().Raw = bytes.Clone(hm.Content)
+			x.Raw = bytes.Clone(hm.Content)
 		}
 	} else {
-		m.Text, m.HasText, m.Info().Raw = content(hm.Content)
+		text, hasText, x.Raw = content(hm.Content)
 	}
+	info.SetExtra(x)
+	m := model.NewMsg(hm.ID, hm.Role, info)
+	m.Text, m.HasText, m.HasDoc = text, hasText, hasDoc
 	if hm.ToolCalls != nil {
 		m.HasCalls = true
 		for _, tc := range hm.ToolCalls {
@@ -207,7 +211,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 		keep := false
 		switch m.Role() {
 		case event.RoleActivity:
-			keep = auth.preserves(m.Info().ActivityType, hasActivity)
+			keep = auth.preserves(m.Info().ActivityType(), hasActivity)
 		case event.RoleReasoning:
 			keep = !hasReasoning
 		}

@@ -303,7 +303,7 @@ func (i *Invocation) Reasoning() []Reasoning {
 		if m.Role() != event.RoleReasoning {
 			continue
 		}
-		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.Info().EncryptedValue)}
+		r := Reasoning{MessageID: m.ID, Status: entityStatus(m.Status), EncryptedValue: cloneStr(m.Info().EncryptedValue())}
 		if m.HasText {
 			r.Content = jsonstr.Join(m.Text.String())
 		}
@@ -348,14 +348,14 @@ func (i *Invocation) Activity() []Activity {
 			continue
 		}
 		a := Activity{MessageID: m.ID}
-		if m.Info().ActivityType != nil {
-			a.ActivityType = *m.Info().ActivityType
+		if t := m.Info().ActivityType(); t != nil {
+			a.ActivityType = *t
 		}
 		switch {
 		case m.HasDoc:
-			a.Content = m.Info().Doc.JSON()
-		case m.Info().Raw != nil:
-			a.Content = bytes.Clone(m.Info().Raw)
+			a.Content = m.Info().Doc().JSON()
+		case m.Info().Raw() != nil:
+			a.Content = bytes.Clone(m.Info().Raw())
 		}
 		out = append(out, a)
 	}

@@ -253,7 +253,7 @@ type Meta []MetaEntry
 // The fields streamed deltas change are held directly; the rest is behind
 // Info, and an assistant message's tool calls are behind Calls. A view holds
 // one Msg per message, so it is kept to 48 bytes (the allocator's 48-byte
-// size class; TestMsgSizes pins it): the id and the text (16 bytes each), one
+// size class; TestSizes pins it): the id and the text (16 bytes each), one
 // word that points at the info or, for a message holding tool calls, at its
 // calls (which point at the info), and one byte each for the role code and
 // the flags below. Read the role,
@@ -263,9 +263,9 @@ type Meta []MetaEntry
 type Msg struct {
 	ID string
 
-	// Content: Text when it is a string (HasText); otherwise Info().Doc for
-	// an activity (HasDoc), Info().Raw for an array of parts; all unset =
-	// absent.
+	// Content: Text when it is a string (HasText); otherwise Info().Doc()
+	// for an activity (HasDoc), Info().Raw() for an array of parts; all
+	// unset = absent.
 	Text persist.Text
 
 	// more is the message's *MsgInfo, or its *callRep when held is set (the
@@ -284,19 +284,124 @@ type Msg struct {
 
 // MsgInfo is the part of a message that streamed deltas leave alone. A
 // tool result, a named message or one with metadata has one of its own, so
-// it is kept to 112 bytes (a size class; TestMsgSizes pins it): whether
-// Doc is set is Msg.HasDoc.
+// it is kept to 32 bytes (a size class; TestSizes pins it): what a tool
+// result or a subagent's message has (tag, name, tool call id) inline, and
+// one pointer to the members few messages have (a MsgExtra), nil when it
+// has none of them. Read those with Doc, Raw, Error, ActivityType,
+// EncryptedValue and Meta; set them on a private info with SetExtra or the
+// setters, which replace the MsgExtra and never write it: infos copied from
+// one another (see Msg.WithInfo) share it.
 type MsgInfo struct {
-	Tag            *string // the message's subagentRunId
-	Name           *string
-	Doc            patch.Document
-	Raw            json.RawMessage
-	ToolCallID     *string
+	Tag        *string // the message's subagentRunId
+	Name       *string
+	ToolCallID *string
+	extra      *MsgExtra // never written once set; nil: none of its members
+}
+
+// MsgExtra is the part of a message's info that few messages have: an
+// activity's document, content that is not a string, an error, an activity
+// type, an encrypted value, metadata, or a role that is none of the seven.
+// An info holds it behind a pointer (88 bytes, the 96-byte size class,
+// allocated only for a message that has one of them); Extra returns a
+// copy, and SetExtra stores one.
+type MsgExtra struct {
+	Doc            patch.Document  // an activity's content; whether it is set is Msg.HasDoc
+	Raw            json.RawMessage // content that is neither a string nor a document (an array of parts)
 	Error          *string
 	ActivityType   *string
 	EncryptedValue *string
 	Meta           Meta
 	role           *event.Role // the role of a message whose role code is roleOther
+}
+
+// none reports whether x has none of its members: an info keeps no
+// MsgExtra for it.
+func (x *MsgExtra) none() bool {
+	return x.Doc == (patch.Document{}) && x.Raw == nil && x.Error == nil && x.ActivityType == nil &&
+		x.EncryptedValue == nil && x.Meta == nil && x.role == nil
+}
+
+// noExtra is what the readers of an info without a MsgExtra read: all
+// members absent. It is never written.
+var noExtra = &MsgExtra{}
+
+// extraOrNone returns i's MsgExtra, or noExtra when it has none; not to be
+// written.
+func (i *MsgInfo) extraOrNone() *MsgExtra {
+	if i.extra == nil {
+		return noExtra
+	}
+	return i.extra
+}
+
+// Extra returns a copy of the members of i that few messages have (all
+// absent when it has none), to change and give back with SetExtra.
+func (i *MsgInfo) Extra() MsgExtra { return *i.extraOrNone() }
+
+// SetExtra sets the members of i that few messages have to those of x; i
+// must be private (new, or from Msg.WithInfo). Pass a copy Extra returned to
+// keep the role i keeps for a message whose role is none of the seven.
+func (i *MsgInfo) SetExtra(x MsgExtra) {
+	if x.none() {
+		i.extra = nil
+		return
+	}
+	p := new(MsgExtra)
+	*p = x
+	i.extra = p
+}
+
+// Doc returns an activity message's document (the zero Document when it
+// has none; whether it is set is Msg.HasDoc).
+func (i *MsgInfo) Doc() patch.Document { return i.extraOrNone().Doc }
+
+// Raw returns the message's content when it is neither a string nor a
+// document, nil otherwise.
+func (i *MsgInfo) Raw() json.RawMessage { return i.extraOrNone().Raw }
+
+// Error returns the message's error, nil when it has none.
+func (i *MsgInfo) Error() *string { return i.extraOrNone().Error }
+
+// ActivityType returns an activity message's type, nil when it has none.
+func (i *MsgInfo) ActivityType() *string { return i.extraOrNone().ActivityType }
+
+// EncryptedValue returns the message's encrypted value, nil when it has none.
+func (i *MsgInfo) EncryptedValue() *string { return i.extraOrNone().EncryptedValue }
+
+// Meta returns the message's metadata, nil when it has none.
+func (i *MsgInfo) Meta() Meta { return i.extraOrNone().Meta }
+
+// SetRaw sets the message's content that is neither a string nor a
+// document; i must be private.
+func (i *MsgInfo) SetRaw(raw json.RawMessage) {
+	x := i.Extra()
+	x.Raw = raw
+	i.SetExtra(x)
+}
+
+// SetEncryptedValue sets the message's encrypted value; i must be private.
+func (i *MsgInfo) SetEncryptedValue(v *string) {
+	x := i.Extra()
+	x.EncryptedValue = v
+	i.SetExtra(x)
+}
+
+// SetMeta sets the message's metadata; i must be private.
+func (i *MsgInfo) SetMeta(m Meta) {
+	x := i.Extra()
+	x.Meta = m
+	i.SetExtra(x)
+}
+
+// keptRole returns the role i keeps for a message whose role code is
+// roleOther, nil when it keeps none.
+func (i *MsgInfo) keptRole() *event.Role { return i.extraOrNone().role }
+
+// setKeptRole makes i keep role r (nil: none); i must be private.
+func (i *MsgInfo) setKeptRole(r *event.Role) {
+	x := i.Extra()
+	x.role = r
+	i.SetExtra(x)
 }
 
 // plainInfo is the info of every untagged message that has no name,
@@ -311,26 +416,39 @@ func InfoOf(tag, name *string, meta json.RawMessage) *MsgInfo {
 	if tag == nil && name == nil && meta == nil {
 		return plainInfo
 	}
-	return &MsgInfo{Tag: tag, Name: name, Meta: MetaOf(meta)}
+	i := &MsgInfo{Tag: tag, Name: name}
+	i.setMeta(meta)
+	return i
+}
+
+// setMeta sets the metadata of a new info i to the object meta, leaving i
+// without a MsgExtra when meta is absent.
+func (i *MsgInfo) setMeta(meta json.RawMessage) {
+	if m := MetaOf(meta); m != nil {
+		i.extra = &MsgExtra{Meta: m}
+	}
 }
 
 // ToolInfo returns the info of a new tool message answering call *callID,
 // with the given tag and metadata. callID must point at a string that is
 // never written, such as the ID of a published Call: a tool message's info
 // is its own (every one names its call), and pointing at the id the
-// message's call keeps makes it a MsgInfo alone, 112 bytes. See
-// ToolInfoCopy for a call id nothing keeps.
+// message's call keeps makes it a MsgInfo alone, 32 bytes (and a MsgExtra
+// when it has metadata). See ToolInfoCopy for a call id nothing keeps.
 func ToolInfo(tag, callID *string, meta json.RawMessage) *MsgInfo {
-	return &MsgInfo{Tag: tag, ToolCallID: callID, Meta: MetaOf(meta)}
+	i := &MsgInfo{Tag: tag, ToolCallID: callID}
+	i.setMeta(meta)
+	return i
 }
 
 // ToolInfoCopy is ToolInfo for a call id nothing else keeps (a result of a
 // call no message holds, or of one still open, which more events will
 // replace): the info and its copy of the id's header are one allocation of
-// 128 bytes (MsgInfo's 112, the header's 16).
+// 48 bytes (MsgInfo's 32, the header's 16).
 func ToolInfoCopy(tag *string, callID string, meta json.RawMessage) *MsgInfo {
 	t := &toolInfo{id: callID}
-	t.info = MsgInfo{Tag: tag, ToolCallID: &t.id, Meta: MetaOf(meta)}
+	t.info = MsgInfo{Tag: tag, ToolCallID: &t.id}
+	t.info.setMeta(meta)
 	return &t.info
 }
 
@@ -405,8 +523,10 @@ func (m *Msg) Role() event.Role {
 	if m.role != roleOther {
 		return roleOf[m.role]
 	}
-	if i := m.Info(); i != nil && i.role != nil {
-		return *i.role
+	if i := m.Info(); i != nil {
+		if r := i.keptRole(); r != nil {
+			return *r
+		}
 	}
 	return ""
 }
@@ -415,7 +535,7 @@ func (m *Msg) Role() event.Role {
 // none of the seven makes the message's info a private copy keeping it.
 func (m *Msg) SetRole(r event.Role) {
 	code := codeOf(r)
-	if i := m.Info(); code == roleOther || i != nil && i.role != nil {
+	if i := m.Info(); code == roleOther || i != nil && i.keptRole() != nil {
 		m.keepRole(code, r)
 	}
 	m.role = code
@@ -428,11 +548,11 @@ func (m *Msg) keepRole(code roleCode, r event.Role) {
 	if old := m.Info(); old != nil {
 		i = *old
 	}
-	i.role = nil
+	var role *event.Role
 	if code == roleOther {
-		role := r
-		i.role = &role
+		role = &r
 	}
+	i.setKeptRole(role)
 	m.setInfo(&i)
 }
 
@@ -448,8 +568,8 @@ func (m *Msg) Info() *MsgInfo {
 // SetInfo gives m the info i; m must be a private copy, i a new info not yet
 // published. i takes over the role m's info kept, if any.
 func (m *Msg) SetInfo(i *MsgInfo) {
-	if old := m.Info(); old != nil {
-		i.role = old.role
+	if old := m.Info(); old != nil && old.keptRole() != i.keptRole() {
+		i.setKeptRole(old.keptRole())
 	}
 	m.setInfo(i)
 }

@@ -17,19 +17,19 @@ func (m *Msg) Message() event.Message {
 		Role:           m.Role(),
 		Name:           cloneStr(i.Name),
 		ToolCallID:     cloneStr(i.ToolCallID),
-		Error:          cloneStr(i.Error),
-		ActivityType:   cloneStr(i.ActivityType),
-		EncryptedValue: cloneStr(i.EncryptedValue),
+		Error:          cloneStr(i.Error()),
+		ActivityType:   cloneStr(i.ActivityType()),
+		EncryptedValue: cloneStr(i.EncryptedValue()),
 		Subagent:       cloneStr(i.Tag),
-		Metadata:       i.Meta.JSON(),
+		Metadata:       i.Meta().JSON(),
 	}
 	switch {
 	case m.HasText:
 		out.Content = AppendString(nil, m.Text.String())
 	case m.HasDoc:
-		out.Content = i.Doc.JSON()
-	case i.Raw != nil:
-		out.Content = bytes.Clone(i.Raw)
+		out.Content = i.Doc().JSON()
+	case i.Raw() != nil:
+		out.Content = bytes.Clone(i.Raw())
 	}
 	if m.HasCalls {
 		calls := m.Calls()

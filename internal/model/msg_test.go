@@ -9,6 +9,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
 )
 
 // TestMsgRoleExact: every role, the seven of package event and any other a
@@ -46,10 +47,10 @@ func TestMsgRoleExact(t *testing.T) {
 				check("NewMsg", m)
 
 				w := m.WithInfo()
-				w.Info().Meta = MetaOf(json.RawMessage(`{"k":1}`))
+				w.Info().SetMeta(MetaOf(json.RawMessage(`{"k":1}`)))
 				check("WithInfo", w)
 				check("WithInfo leaves the original", m)
-				assert.Nil(t, m.Info().Meta)
+				assert.Nil(t, m.Info().Meta())
 
 				s := *m
 				s.SetInfo(&MsgInfo{Tag: &tag, Name: &tag})
@@ -84,6 +85,91 @@ func TestMsgRoleExact(t *testing.T) {
 				assert.Equal(t, 2, o.Calls().Len(), "SetRole keeps the calls")
 			})
 		}
+	}
+}
+
+// TestMsgExtraCopyOnWrite: the members few messages have live in a MsgExtra
+// that infos copied from one another share. Changing them through a setter
+// on a private copy (WithInfo) must give the copy a MsgExtra of its own,
+// keep the members it did not change (and a role that is none of the seven),
+// and leave the published message reading exactly as before; clearing the
+// last member must leave the copy no MsgExtra at all.
+func TestMsgExtraCopyOnWrite(t *testing.T) {
+	doc := func(raw string) patch.Document {
+		d, err := patch.New(json.RawMessage(raw))
+		require.NoError(t, err)
+		return d
+	}
+	str := func(s string) *string { return &s }
+	full := MsgExtra{
+		Doc: doc(`{"a":1}`), Raw: json.RawMessage(`[1]`), Error: str("boom"), ActivityType: str("plan"),
+		EncryptedValue: str("E"), Meta: MetaOf(json.RawMessage(`{"k":1}`)),
+	}
+	for _, tc := range []struct {
+		name   string
+		role   event.Role
+		extra  MsgExtra
+		change func(i *MsgInfo)
+		want   func(x *MsgExtra) // what the change makes of the original members
+		none   bool              // the copy is left no MsgExtra
+	}{
+		{"SetMeta", "narrator", full,
+			func(i *MsgInfo) { i.SetMeta(i.Meta().Merge(json.RawMessage(`{"k":2,"j":3}`))) },
+			func(x *MsgExtra) { x.Meta = MetaOf(json.RawMessage(`{"k":2,"j":3}`)) }, false},
+		{"SetRaw", "narrator", full,
+			func(i *MsgInfo) { i.SetRaw(json.RawMessage(`[2]`)) },
+			func(x *MsgExtra) { x.Raw = json.RawMessage(`[2]`) }, false},
+		{"SetEncryptedValue", "narrator", full,
+			func(i *MsgInfo) { i.SetEncryptedValue(str("E2")) },
+			func(x *MsgExtra) { x.EncryptedValue = str("E2") }, false},
+		{"SetExtra from Extra", "narrator", full,
+			func(i *MsgInfo) {
+				x := i.Extra()
+				x.Doc, x.Raw, x.ActivityType, x.Error = doc(`[true]`), nil, str("search"), nil
+				i.SetExtra(x)
+			},
+			func(x *MsgExtra) { x.Doc, x.Raw, x.ActivityType, x.Error = doc(`[true]`), nil, str("search"), nil }, false},
+		{"SetMeta on an info with none", event.RoleUser, MsgExtra{},
+			func(i *MsgInfo) { i.SetMeta(MetaOf(json.RawMessage(`{"k":1}`))) },
+			func(x *MsgExtra) { x.Meta = MetaOf(json.RawMessage(`{"k":1}`)) }, false},
+		{"SetMeta clears the last member", event.RoleUser, MsgExtra{Meta: MetaOf(json.RawMessage(`{}`))},
+			func(i *MsgInfo) { i.SetMeta(nil) },
+			func(x *MsgExtra) { x.Meta = nil }, true},
+		{"SetRaw clears the last member", event.RoleTool, MsgExtra{Raw: json.RawMessage(`[]`)},
+			func(i *MsgInfo) { i.SetRaw(nil) },
+			func(x *MsgExtra) { x.Raw = nil }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tag, name, call := "s1", "n", "c1"
+			info := &MsgInfo{Tag: &tag, Name: &name, ToolCallID: &call}
+			info.SetExtra(tc.extra)
+			m := NewMsg("m", tc.role, info)
+			m.HasDoc = tc.extra.Doc != (patch.Document{})
+			published, before := m.Info().extra, m.Message()
+
+			w := m.WithInfo()
+			tc.change(w.Info())
+
+			assert.Equal(t, before, m.Message(), "the published message reads as before")
+			assert.Same(t, published, m.Info().extra, "the published message keeps its MsgExtra")
+			if published != nil {
+				assert.NotSame(t, published, w.Info().extra, "the copy has a MsgExtra of its own")
+				assert.Equal(t, tc.extra, MsgExtra{Doc: published.Doc, Raw: published.Raw, Error: published.Error,
+					ActivityType: published.ActivityType, EncryptedValue: published.EncryptedValue, Meta: published.Meta},
+					"the published MsgExtra is not written")
+			}
+			want := tc.extra
+			tc.want(&want)
+			got := w.Info().Extra()
+			got.role = nil
+			assert.Equal(t, want, got, "the copy's members")
+			assert.Equal(t, tc.role, w.Role(), "the copy keeps its role")
+			assert.Equal(t, MsgInfo{Tag: &tag, Name: &name, ToolCallID: &call}, MsgInfo{Tag: w.Info().Tag, Name: w.Info().Name, ToolCallID: w.Info().ToolCallID})
+			if tc.none {
+				assert.Nil(t, w.Info().extra, "no member left: no MsgExtra")
+			}
+			assert.Equal(t, MsgExtra{}, *noExtra, "noExtra is not written")
+		})
 	}
 }
 
