@@ -28,12 +28,14 @@ type Vector[T any] struct {
 	tail  *vecTail[T]
 }
 
-// vecNode is a trie node: an inner node has kids, a leaf has exactly
-// vecWidth vals. Nodes are never written after they are reachable from a
-// returned Vector.
+// vecNode is an inner node of the trie: the nodes one level down (kids), or,
+// for a node right above the leaves, the leaves (leaves). A leaf is a bare
+// array of vecWidth elements, with nothing around it, so that it fills its
+// size class (256 bytes for 8-byte elements). Nodes and leaves are never
+// written after they are reachable from a returned Vector.
 type vecNode[T any] struct {
-	kids []*vecNode[T]
-	vals []T
+	kids   []*vecNode[T]
+	leaves []*[vecWidth]T
 }
 
 // vecTail holds the last 1..32 elements. used counts the slots claimed by
@@ -79,10 +81,10 @@ func (v Vector[T]) At(i int) T {
 // leafFor returns the values of the trie leaf holding index i < tailOff().
 func (v Vector[T]) leafFor(i int) []T {
 	node := v.root
-	for level := v.shift; level > 0; level -= vecBits {
+	for level := v.shift; level > vecBits; level -= vecBits {
 		node = node.kids[(i>>level)&vecMask]
 	}
-	return node.vals
+	return node.leaves[(i>>vecBits)&vecMask][:]
 }
 
 // Last returns the last element and true, or the zero value and false when v
@@ -112,12 +114,15 @@ func (v Vector[T]) Append(x T) Vector[T] {
 		nt.used.Store(int32(tl + 1))
 		return Vector[T]{n: v.n + 1, shift: v.shift, root: v.root, tail: nt}
 	}
-	// The tail is full (and can never be claimed further): it becomes a leaf.
-	leaf := &vecNode[T]{vals: v.tail.vals[:]}
+	// The tail is full (and can never be claimed further): a copy of it
+	// becomes a leaf, which takes its elements' bytes alone where the tail
+	// takes its claim counter too, and the size class above.
+	leaf := new([vecWidth]T)
+	*leaf = v.tail.vals
 	root, shift := v.root, v.shift
 	switch {
 	case root == nil:
-		root, shift = &vecNode[T]{kids: []*vecNode[T]{leaf}}, vecBits
+		root, shift = &vecNode[T]{leaves: []*[vecWidth]T{leaf}}, vecBits
 	case (v.n >> vecBits) > (1 << shift):
 		root = &vecNode[T]{kids: []*vecNode[T]{root, newPath(shift, leaf)}}
 		shift += vecBits
@@ -130,10 +135,11 @@ func (v Vector[T]) Append(x T) Vector[T] {
 	return Vector[T]{n: v.n + 1, shift: shift, root: root, tail: nt}
 }
 
-// newPath returns a chain of inner nodes of height level/vecBits above leaf.
-func newPath[T any](level uint, leaf *vecNode[T]) *vecNode[T] {
-	if level == 0 {
-		return leaf
+// newPath returns a chain of inner nodes from the given level (at least
+// vecBits) down to the one right above leaf.
+func newPath[T any](level uint, leaf *[vecWidth]T) *vecNode[T] {
+	if level == vecBits {
+		return &vecNode[T]{leaves: []*[vecWidth]T{leaf}}
 	}
 	return &vecNode[T]{kids: []*vecNode[T]{newPath(level-vecBits, leaf)}}
 }
@@ -141,16 +147,19 @@ func newPath[T any](level uint, leaf *vecNode[T]) *vecNode[T] {
 // pushTail returns a copy of parent (at the given level) with leaf added as
 // the leaf for indices n-32..n-1, where n is the vector length before the
 // append.
-func pushTail[T any](n int, level uint, parent, leaf *vecNode[T]) *vecNode[T] {
+func pushTail[T any](n int, level uint, parent *vecNode[T], leaf *[vecWidth]T) *vecNode[T] {
 	sub := ((n - 1) >> level) & vecMask
+	if level == vecBits {
+		leaves := make([]*[vecWidth]T, max(len(parent.leaves), sub+1))
+		copy(leaves, parent.leaves)
+		leaves[sub] = leaf
+		return &vecNode[T]{leaves: leaves}
+	}
 	kids := make([]*vecNode[T], max(len(parent.kids), sub+1))
 	copy(kids, parent.kids)
-	switch {
-	case level == vecBits:
-		kids[sub] = leaf
-	case sub < len(parent.kids):
+	if sub < len(parent.kids) {
 		kids[sub] = pushTail(n, level-vecBits, parent.kids[sub], leaf)
-	default:
+	} else {
 		kids[sub] = newPath(level-vecBits, leaf)
 	}
 	return &vecNode[T]{kids: kids}
@@ -177,15 +186,18 @@ func (v Vector[T]) Set(i int, x T) Vector[T] {
 
 // setIn returns a copy of node (at the given level) with index i set to x.
 func setIn[T any](level uint, node *vecNode[T], i int, x T) *vecNode[T] {
-	if level == 0 {
-		vals := make([]T, len(node.vals))
-		copy(vals, node.vals)
-		vals[i&vecMask] = x
-		return &vecNode[T]{vals: vals}
+	sub := (i >> level) & vecMask
+	if level == vecBits {
+		leaves := make([]*[vecWidth]T, len(node.leaves))
+		copy(leaves, node.leaves)
+		leaf := new([vecWidth]T)
+		*leaf = *leaves[sub]
+		leaf[i&vecMask] = x
+		leaves[sub] = leaf
+		return &vecNode[T]{leaves: leaves}
 	}
 	kids := make([]*vecNode[T], len(node.kids))
 	copy(kids, node.kids)
-	sub := (i >> level) & vecMask
 	kids[sub] = setIn(level-vecBits, kids[sub], i, x)
 	return &vecNode[T]{kids: kids}
 }

@@ -257,3 +257,27 @@ func TestVectorIteratorsStopEarly(t *testing.T) {
 		assert.Len(t, seen, stop+1, "Values stops after %d", stop)
 	}
 }
+
+// TestVectorDeep grows a vector to three levels of inner nodes above its
+// leaves (past 32·32·32 elements), setting elements on every level of the
+// way, and checks it and a version kept at two levels against models.
+func TestVectorDeep(t *testing.T) {
+	t.Parallel()
+	var v, kept Vector[int]
+	var model, keptModel []int
+	for n := range 40_000 {
+		v = v.Append(n)
+		model = append(model, n)
+		if n%997 == 0 {
+			i := n / 3
+			v = v.Set(i, -n)
+			model[i] = -n
+		}
+		if n == 2000 {
+			kept, keptModel = v, slices.Clone(model)
+		}
+	}
+	checkVector(t, v, model)
+	checkVector(t, kept, keptModel)
+	require.Equal(t, uint(3*vecBits), v.shift, "the root is three levels above the leaves")
+}
