@@ -246,11 +246,12 @@ func (c *Cold) DropMsgLoc(id string) {
 }
 
 // List is the AG-UI message list (docs/protocol.md §7). The messages
-// appended to its end are a vector of where they live, locs (8 bytes each:
-// a message's id is in its record's key and in the message, and the list
-// reads it from the message); it is also where they live for the message
-// index (recAnchor), which holds no location of its own. A message
-// inserted after another (a tool result after the message holding its
+// appended to its end are a vector of where they live, locs (see
+// locVector: 8 bytes each, nothing for messages that follow one another in
+// one invocation; a message's id is in its record's key and in the
+// message, and the list reads it from the message); it is also where they
+// live for the message index (recAnchor), which holds no location of its
+// own. A message inserted after another (a tool result after the message holding its
 // call) hangs off it: the message it follows has recAfter set and an entry
 // in rare.after naming it, and it records the vector position of the
 // message its chain starts from (MsgRec.anchor), which only that message is
@@ -269,7 +270,7 @@ func (c *Cold) DropMsgLoc(id string) {
 // Reading ids and messages from locations needs the invocation nodes: the
 // readers that do take them as Nodes.
 type List struct {
-	locs persist.Vector[packedLoc]
+	locs locVector
 	// rare is what few messages need; nil when empty. Out of MsgRec, whose
 	// every byte is paid per message; behind a pointer, so that the List
 	// (and Cold, which every fold copies) keeps its size class. The
@@ -364,7 +365,7 @@ func (c *Cold) ListMsgs(nodes Nodes) iter.Seq2[Loc, *Msg] {
 // and where it lives until yield returns false; m is the message's stored
 // version (see InvData.Stored).
 func (l *List) walk(nodes Nodes, yield func(d *InvData, at Loc, m *Msg) bool) {
-	for _, at := range l.locs.All() {
+	for at := range l.locs.All() {
 		for {
 			d := nodes(int(at.inv))
 			m := storedAt(d, at)
@@ -553,7 +554,7 @@ type RunScope struct {
 // that open and close messages change (the run's open entities, the
 // message index and list) is held here; what tool calls change is behind
 // Calls, and what few events change behind RunScope and Rest, so that the
-// events that open and close messages copy a small cold part (152 bytes),
+// events that open and close messages copy a small cold part (160 bytes),
 // not all of it.
 type Cold struct {
 	Open Opens
