@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -118,7 +119,7 @@ func TestWriteJSONInvocationsAsBefore(t *testing.T) {
 		}
 		for k := range rapid.IntRange(0, 4).Draw(t, "invocations") {
 			info := &model.InvInfo{
-				ID: awkward().Draw(t, "id"), Run: rapid.IntRange(-1, 1<<40).Draw(t, "run"),
+				ID: awkward().Draw(t, "id"), Run: rapid.IntRange(-1, min(1<<40, math.MaxInt)).Draw(t, "run"),
 				Name: optAwkward(t, "name"), Description: optAwkward(t, "description"),
 				ParentSub: optAwkward(t, "parentSub"), ParentTool: optAwkward(t, "parentTool"),
 				ParentMsg: optAwkward(t, "parentMsg"),

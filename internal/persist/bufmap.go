@@ -40,9 +40,9 @@ const bufLen = 32
 //
 // A version keeps alive the table as it saw it: the chunks and index of its
 // header (see keyTable), and the entries its descendants wrote into its
-// last chunk (at most 2047), not the rest of what they added. A version
-// whose log is full likewise keeps the trie and table its first successor
-// moved the log into.
+// last chunk (at most 2047, or 4095 of 16 bytes; see chunkBits), not the
+// rest of what they added. A version whose log is full likewise keeps the
+// trie and table its first successor moved the log into.
 //
 // Costs: Get scans the log (at most 32 hashes), reads the filter, walks the
 // trie when the filter says it may hold the key, and probes the table's

@@ -44,8 +44,8 @@ const tableFirstChunk = 32
 // of a few hundred thousand keys copies a node of up to 32 pointers at each
 // of its top levels: the table holds a stream's message ids at 36 bytes a
 // key or so (a 24-byte entry and its share of the index), and adds one with
-// no allocation beyond a chunk every 2048 keys and an index twice as large
-// each time it is three quarters full.
+// no allocation beyond a chunk every 2048 keys (4096 for 16-byte entries)
+// and an index twice as large each time it is three quarters full.
 //
 // A keyTable value is one version's header of the table: the claim counter
 // every version of the table shares, and the chunk directory and index as
@@ -53,8 +53,8 @@ const tableFirstChunk = 32
 // header of its own when it adds a chunk or grows the index (see add); it
 // writes the entries and slots in place. So a version kept while
 // its descendants grow the table keeps alive the chunks and index of its
-// time (and the entries descendants wrote into its last chunk, at most 2047),
-// not everything they added: a view kept as the start of many streams does
+// time (and the entries descendants wrote into its last chunk, at most a
+// chunk less one), not everything they added: a view kept as the start of many streams does
 // not keep the index of the one that grew from it.
 //
 // An entry is never written once a version sees it, nor a directory once a
