@@ -122,3 +122,24 @@ func BenchmarkTextStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBufMapSetNew adds n new keys to a BufMap, one version after the
+// other, as a stream adds its message ids: ns/op is per key.
+func BenchmarkBufMapSetNew(b *testing.B) {
+	for _, n := range []int{10_000, 200_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			keys := make([]string, n)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("m-%d", i)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				var m BufMap[[3]uint32]
+				for _, k := range keys {
+					m = m.Set(k, [3]uint32{1, 2, 3})
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/key")
+		})
+	}
+}

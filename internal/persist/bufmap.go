@@ -64,10 +64,13 @@ type BufMap[V any] struct {
 }
 
 // item is a value of a BufMap's trie: a value, or (gone) the deletion of
-// a key its table holds.
+// a key its table holds. In the log, fresh marks the write of a key the
+// version that wrote it had never seen (see find): its table and trie do
+// not hold it, and its flush goes straight to adding it to the table.
 type item[V any] struct {
-	v    V
-	gone bool
+	v     V
+	gone  bool
+	fresh bool
 }
 
 // mapLog holds a BufMap's recent writes, oldest first, inline: a value set,
@@ -126,32 +129,39 @@ func (m BufMap[V]) Get(k string) (V, bool) { return m.get(hashString(k), k) }
 
 // get is Get for a key whose hash is h.
 func (m BufMap[V]) get(h uint64, k string) (V, bool) {
-	var zero V
+	v, ok, _ := m.find(h, k)
+	return v, ok
+}
+
+// find is get, and also reports whether k is anywhere in m's log, trie or
+// table, as a value or a deletion (seen): a key m has not seen is new to
+// its table and trie, which the flush of a write of it need not ask again.
+func (m BufMap[V]) find(h uint64, k string) (v V, ok, seen bool) {
 	if m.log == nil {
-		return zero, false
+		return v, false, false
 	}
 	for i := m.nlog - 1; i >= 0; i-- {
 		if s := &m.log.slots[i]; s.hash == h && s.key == k {
 			if s.val.gone {
-				return zero, false
+				return v, false, true
 			}
-			return s.val.v, true
+			return s.val.v, true, true
 		}
 	}
 	if m.trie.root != nil && m.log.filter.mayHave(h) {
 		if it, ok := m.trie.get(h, k); ok {
 			if it.gone {
-				return zero, false
+				return v, false, true
 			}
-			return it.v, true
+			return it.v, true, true
 		}
 	}
 	if t := m.log.table; t != nil {
 		if e := t.get(h, k, m.log.nt); e != nil {
-			return e.val, true
+			return e.val, true, true
 		}
 	}
-	return zero, false
+	return v, false, false
 }
 
 // Has reports whether m has an entry for k.
@@ -165,10 +175,11 @@ func (m BufMap[V]) Set(k string, v V) BufMap[V] { return m.set(hashString(k), k,
 
 // set is Set for a key whose hash is h.
 func (m BufMap[V]) set(h uint64, k string, v V) BufMap[V] {
-	if _, ok := m.get(h, k); !ok {
+	_, ok, seen := m.find(h, k)
+	if !ok {
 		m.n++
 	}
-	return m.push(h, k, item[V]{v: v})
+	return m.push(h, k, item[V]{v: v, fresh: !seen})
 }
 
 // Delete returns a map equal to m without an entry for k. It returns m
@@ -252,12 +263,12 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 	for i := range l.slots {
 		s := &l.slots[i]
 		h, k := s.hash, s.key
-		held := table.get(h, k, nt) != nil
+		held := !s.val.fresh && table.get(h, k, nt) != nil
 		switch {
 		case s.val.gone && !held:
 			// The trie reads the key of a deletion and keeps nothing.
 			rest[n] = logSlot{e: &s.entryKey, del: true}
-		case s.val.gone || held || len(k) > maxTableKey || filter.mayHave(h) && m.trie.has(h, k):
+		case s.val.gone || held || len(k) > maxTableKey || !s.val.fresh && filter.mayHave(h) && m.trie.has(h, k):
 			// A tombstone, a new value or a key the table cannot take.
 			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		case adding && table.claim(nt):
