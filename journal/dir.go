@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"iter"
@@ -97,6 +98,11 @@ func (d *Dir) File(thread string) string {
 
 func (d *Dir) lockFile(thread string) string {
 	return filepath.Join(d.path, fileName(thread)+".lock")
+}
+
+// metaFile holds the thread's Meta as JSON (Create).
+func (d *Dir) metaFile(thread string) string {
+	return filepath.Join(d.path, fileName(thread)+".meta")
 }
 
 // stopFile is where Stop writes the id of the run to stop.
@@ -196,7 +202,7 @@ func (d *Dir) count(thread string, f *os.File) (lineCount, error) {
 // lease in it, and cuts off a torn last line left by a writer that died in
 // the middle of a write.
 func (d *Dir) Begin(ctx context.Context, lease Lease) (Writer, error) {
-	if err := checkLease(lease); err != nil {
+	if err := CheckLease(lease); err != nil {
 		return nil, err
 	}
 	th := lease.Thread
@@ -461,20 +467,27 @@ func (d *Dir) Threads(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		base, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !e.Type().IsRegular() {
+		if !e.Type().IsRegular() {
 			continue
+		}
+		base, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		meta := false
+		if !ok {
+			base, meta = strings.CutSuffix(e.Name(), ".meta")
+			if !meta {
+				continue
+			}
 		}
 		id, ok := threadName(base)
 		if !ok {
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.Size() > 0 {
+		if info, err := e.Info(); err == nil && (meta || info.Size() > 0) {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
-	return ids, nil
+	return slices.Compact(ids), nil
 }
 
 // Stat implements Journal. A lease is active while the process that took it
@@ -500,6 +513,14 @@ func (d *Dir) Stat(ctx context.Context, thread string) (Thread, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return th, fail(ErrUnavailable, "stat", thread, err)
 	}
+	if b, err := os.ReadFile(d.metaFile(thread)); err == nil {
+		if err := json.Unmarshal(b, &th.Meta); err != nil {
+			return th, fail(ErrCorrupt, "stat", thread, fmt.Errorf("meta: %w", err))
+		}
+		th.Updated = th.Meta.Created
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return th, fail(ErrUnavailable, "stat", thread, err)
+	}
 	f, err := os.Open(d.File(thread))
 	if errors.Is(err, fs.ErrNotExist) {
 		return th, nil
@@ -513,7 +534,86 @@ func (d *Dir) Stat(ctx context.Context, thread string) (Thread, error) {
 		return th, fail(ErrUnavailable, "stat", thread, err)
 	}
 	th.Last = c.lines
+	if fi, err := f.Stat(); err == nil && c.lines > 0 && fi.ModTime().After(th.Updated) {
+		th.Updated = fi.ModTime()
+	}
 	return th, nil
+}
+
+// Create implements Journal: it writes THREAD.meta, failing when it or
+// THREAD.jsonl (with records) exists.
+func (d *Dir) Create(ctx context.Context, thread string, meta Meta) error {
+	if err := CheckID("create", thread); err != nil {
+		return err
+	}
+	if d.isClosed() {
+		return fail(ErrClosed, "create", thread, nil)
+	}
+	if fi, err := os.Stat(d.File(thread)); err == nil && fi.Size() > 0 {
+		return fail(ErrExists, "create", thread, nil)
+	}
+	if meta.Created.IsZero() {
+		meta.Created = time.Now().UTC()
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return fail(ErrInvalid, "create", thread, err)
+	}
+	tmp, err := os.CreateTemp(d.path, ".meta-*")
+	if err != nil {
+		return fail(ErrUnavailable, "create", thread, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(ErrUnavailable, "create", thread, err)
+	}
+	// A hard link fails when the name exists: Create is atomic between
+	// processes.
+	if err := os.Link(tmp.Name(), d.metaFile(thread)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fail(ErrExists, "create", thread, nil)
+		}
+		return fail(ErrUnavailable, "create", thread, err)
+	}
+	return nil
+}
+
+// Delete implements Journal: it takes the thread's lock (ErrBusy while a
+// run holds it) and removes the thread's files.
+func (d *Dir) Delete(ctx context.Context, thread string) error {
+	if err := CheckID("delete", thread); err != nil {
+		return err
+	}
+	if d.isClosed() {
+		return fail(ErrClosed, "delete", thread, nil)
+	}
+	lf, err := os.OpenFile(d.lockFile(thread), os.O_RDWR, 0)
+	switch {
+	case err == nil:
+		defer lf.Close()
+		if err := tryLock(lf); err != nil {
+			if errors.Is(err, errLocked) {
+				h := readLease(lf, thread)
+				return &Error{Code: ErrBusy, Op: "delete", Thread: thread, Holder: &h}
+			}
+			return fail(ErrUnavailable, "delete", thread, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return fail(ErrUnavailable, "delete", thread, err)
+	}
+	for _, name := range []string{d.File(thread), d.metaFile(thread), d.stopFile(thread), d.lockFile(thread)} {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fail(ErrUnavailable, "delete", thread, err)
+		}
+	}
+	d.mu.Lock()
+	delete(d.counts, thread)
+	d.mu.Unlock()
+	return nil
 }
 
 // Close implements Journal: writers still open are closed (their locks
@@ -567,7 +667,7 @@ func (w *dirWriter) watchStop() {
 
 func (w *dirWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
 	th := w.lease.Thread
-	if err := checkRecords("append", th, recs); err != nil {
+	if err := CheckRecords("append", th, recs); err != nil {
 		return 0, err
 	}
 	w.mu.Lock()

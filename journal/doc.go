@@ -17,7 +17,7 @@
 //   - [Journal.Stat]: a thread's last sequence number and the lease of the run
 //     active on it, if any, and by whom.
 //
-// Three implementations:
+// Three implementations, two here:
 //
 //   - [NewMemory]: in memory, for tests and demos. Lost when the process ends.
 //   - [OpenDir]: the embedded default, on disk, with no server. One JSONL file
@@ -34,16 +34,13 @@
 //     the writing process (an open-file-description lock on Linux, flock
 //     elsewhere on Unix), so the kernel releases it the moment that process
 //     dies and any other process sees the run as no longer active.
-//   - [DialNATS]: NATS JetStream, for many processes on many machines. One
-//     stream (default "AGVIEW_JOURNAL"), one subject per thread; a batch of
-//     records is one message published with a message id, so an append that
-//     is retried is stored once; ordered consumers replay and follow. The
-//     lease is a key in a key-value bucket whose entries expire after
-//     [DefaultLeaseTTL] (10 s) unless the writer refreshes them, which it does
-//     every third of the TTL while the run streams: when a writer's process
-//     dies, its lease expires and readers see the run as no longer active.
+//   - NATS JetStream, for many processes on many machines, in package
+//     journal/natsjournal: a program that imports it (for its side effect
+//     alone, if it opens journals by DSN) can Open "nats://HOST:PORT"; one
+//     that does not links no NATS code.
 //
-// [Open] opens any of them from a DSN: "memory", "file:DIR", "nats://HOST:PORT".
+// [Open] opens any of them from a DSN: "memory", "file:DIR", or a scheme a
+// backend package registered ([Register]).
 //
 // # Records
 //

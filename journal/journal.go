@@ -3,11 +3,13 @@ package journal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Kind says what a record holds.
@@ -78,6 +80,17 @@ type Lease struct {
 	Expires time.Time `json:"expires,omitzero"`
 }
 
+// Meta describes a thread apart from its records: who owns it and when it
+// was created. Create records it; Stat returns it. A thread whose records
+// were appended without Create has the zero Meta.
+type Meta struct {
+	// Owner names who the thread belongs to (a user, a tenant: the caller
+	// decides); "" means no one in particular.
+	Owner string `json:"owner,omitempty"`
+	// Created is when the thread was created.
+	Created time.Time `json:"created"`
+}
+
 // Thread is what Stat knows about a thread.
 type Thread struct {
 	// ID is the thread's id.
@@ -86,9 +99,14 @@ type Thread struct {
 	Last uint64
 	// Active is the lease of the run active on it, nil when none is.
 	Active *Lease
+	// Meta is what Create recorded, the zero Meta when it was never called.
+	Meta Meta
+	// Updated is when a record was last appended to the thread (or when it
+	// was created, if later); zero when the journal knows neither.
+	Updated time.Time
 }
 
-// Journal is a store of threads. NewMemory, OpenDir and DialNATS return one;
+// Journal is a store of threads. NewMemory, OpenDir and natsjournal.Dial return one;
 // Open picks one from a DSN. See the package documentation for the contract
 // every implementation keeps (package journaltest checks it).
 type Journal interface {
@@ -110,12 +128,22 @@ type Journal interface {
 	// does not end it: it resumes after the last record it yielded, with no
 	// record lost or yielded twice.
 	Follow(ctx context.Context, thread string, from uint64) iter.Seq2[Record, error]
-	// Threads returns the ids of the threads that hold records, sorted.
+	// Threads returns the ids of the threads that hold records or were
+	// created (Create), sorted.
 	Threads(ctx context.Context) ([]string, error)
 	// Stat returns thread's last sequence number and its active lease. The
 	// lease is read first, so when Stat reports no active run every record
 	// appended by runs that ended is counted in Last.
 	Stat(ctx context.Context, thread string) (Thread, error)
+	// Create records a new thread and its meta (Meta.Created zero means
+	// now). It fails with ErrExists when the thread was created already or
+	// holds records. Creating is optional: Begin works on any thread id.
+	Create(ctx context.Context, thread string, meta Meta) error
+	// Delete removes thread: its records, its meta and any pending stop
+	// request. It fails with ErrBusy (Error.Holder set) while a run holds the
+	// thread's lease. Deleting a thread that does not exist is not an error.
+	// Readers following the thread see no more records.
+	Delete(ctx context.Context, thread string) error
 	// Stop asks the writer of the run active on thread, in whatever process
 	// it runs, to stop that run: its Writer's Stopped channel closes (package
 	// client then cancels the run). It returns the lease of the run asked;
@@ -176,6 +204,14 @@ const (
 	// ErrStopped: the run was asked to stop through the journal; package
 	// client ends such a run cancelled, with this as the cause.
 	ErrStopped
+	// ErrExists: Create named a thread that exists already.
+	ErrExists
+	// ErrLost: the journal lost records it had acknowledged (a NATS stream
+	// deleted and re-created, a file that shrank): the thread cannot be read
+	// as it was written.
+	ErrLost
+	// ErrTooLarge: a record or an id is over a limit of the journal.
+	ErrTooLarge
 )
 
 var codeNames = [...]string{
@@ -188,6 +224,9 @@ var codeNames = [...]string{
 	ErrCut:         "run cut: its writer went away without ending it",
 	ErrIdle:        "no run is active on the thread",
 	ErrStopped:     "the run was asked to stop",
+	ErrExists:      "the thread exists already",
+	ErrLost:        "the journal lost records it had stored",
+	ErrTooLarge:    "over the journal's size limit",
 }
 
 // String returns the code's description.
@@ -206,7 +245,7 @@ type Error struct {
 	// Code classifies the error.
 	Code Code
 	// Op is the operation: "begin", "append", "read", "follow", "threads",
-	// "stat", "end", "open".
+	// "stat", "end", "open", "create", "delete", "stop".
 	Op string
 	// Thread is the thread concerned, "" when none.
 	Thread string
@@ -226,7 +265,11 @@ func (e *Error) Error() string {
 	b := []byte("journal: ")
 	b = append(b, e.Op...)
 	if e.Thread != "" {
-		b = fmt.Appendf(b, " thread %q", e.Thread)
+		if len(e.Thread) > 64 {
+			b = fmt.Appendf(b, " thread %s… (%d bytes)", quoteShort(e.Thread), len(e.Thread))
+		} else {
+			b = fmt.Appendf(b, " thread %q", e.Thread)
+		}
 	}
 	if e.Seq != 0 {
 		b = fmt.Appendf(b, " at record %d", e.Seq)
@@ -255,6 +298,11 @@ func (e *Error) Is(target error) bool {
 	return ok && c == e.Code
 }
 
+// Fail returns an *Error: for backends outside this package.
+func Fail(code Code, op, thread string, err error) *Error {
+	return fail(code, op, thread, err)
+}
+
 // fail returns an *Error.
 func fail(code Code, op, thread string, err error) *Error {
 	return &Error{Code: code, Op: op, Thread: thread, Err: err}
@@ -270,19 +318,58 @@ func DefaultOwner() string {
 	return h + ":" + strconv.Itoa(os.Getpid())
 }
 
-// checkLease validates the ids of a lease.
-func checkLease(l Lease) error {
-	if l.Thread == "" {
-		return fail(ErrInvalid, "begin", "", fmt.Errorf("empty thread id"))
+// MaxIDBytes bounds thread and run ids: every backend accepts every id that
+// CheckID accepts (hashing it where its own names are shorter), and refuses
+// the others before any I/O.
+const MaxIDBytes = 512
+
+// CheckID reports whether id can name a thread or a run: 1 to MaxIDBytes
+// bytes of valid UTF-8 without control characters (C0, DEL, C1). It returns
+// an *Error of code ErrInvalid (ErrTooLarge for a long id) for operation op
+// otherwise; the error quotes at most the first 64 bytes of the id.
+func CheckID(op, id string) error {
+	switch {
+	case id == "":
+		return fail(ErrInvalid, op, "", errors.New("empty id"))
+	case len(id) > MaxIDBytes:
+		return fail(ErrTooLarge, op, "", fmt.Errorf("id of %d bytes (%s…), over the limit of %d", len(id), quoteShort(id), MaxIDBytes))
+	case !utf8.ValidString(id):
+		return fail(ErrInvalid, op, "", fmt.Errorf("id %s is not valid UTF-8", quoteShort(id)))
 	}
-	if l.RunID == "" {
-		return fail(ErrInvalid, "begin", l.Thread, fmt.Errorf("empty run id"))
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return fail(ErrInvalid, op, "", fmt.Errorf("id %s holds a control character", quoteShort(id)))
+		}
 	}
 	return nil
 }
 
-// checkRecords validates records before an append.
-func checkRecords(op, thread string, recs []Record) error {
+// quoteShort quotes at most the first 64 bytes of s.
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// CheckLease validates the ids of a lease for Begin (CheckID).
+func CheckLease(l Lease) error {
+	if err := CheckID("begin", l.Thread); err != nil {
+		return err
+	}
+	if err := CheckID("begin", l.RunID); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Thread = l.Thread
+		}
+		return err
+	}
+	return nil
+}
+
+// CheckRecords validates records before an append: known kinds, data
+// present. Backends call it first in Writer.Append.
+func CheckRecords(op, thread string, recs []Record) error {
 	for i, r := range recs {
 		if r.Kind < KindEvent || r.Kind > KindEnd {
 			return fail(ErrInvalid, op, thread, fmt.Errorf("record %d of %d: unknown kind %d", i+1, len(recs), r.Kind))

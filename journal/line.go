@@ -32,6 +32,10 @@ var (
 	endPrefix   = []byte(`{"type":"` + EndType + `","end":`)
 )
 
+// AppendLine appends r's line, ending in '\n', to dst: the form the file
+// journal stores and ParseLine reads, for backends outside this package.
+func AppendLine(dst []byte, r *Record) []byte { return appendLine(dst, r) }
+
 // appendLine appends r's line, ending in '\n', to dst.
 func appendLine(dst []byte, r *Record) []byte {
 	switch r.Kind {

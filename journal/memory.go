@@ -22,10 +22,13 @@ type Memory struct {
 }
 
 type memThread struct {
-	recs   []Record
-	lease  *Lease
-	writer *memWriter
-	grown  chan struct{} // closed and replaced at each append
+	meta    Meta
+	created bool
+	updated time.Time
+	recs    []Record
+	lease   *Lease
+	writer  *memWriter
+	grown   chan struct{} // closed and replaced at each append
 }
 
 var _ Journal = (*Memory)(nil)
@@ -51,7 +54,7 @@ func (m *Memory) thread(id string) *memThread {
 
 // Begin implements Journal.
 func (m *Memory) Begin(ctx context.Context, lease Lease) (Writer, error) {
-	if err := checkLease(lease); err != nil {
+	if err := CheckLease(lease); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -144,7 +147,7 @@ func (m *Memory) Threads(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for id, t := range m.threads {
-		if len(t.recs) > 0 {
+		if len(t.recs) > 0 || t.created {
 			ids = append(ids, id)
 		}
 	}
@@ -162,12 +165,57 @@ func (m *Memory) Stat(ctx context.Context, thread string) (Thread, error) {
 	th := Thread{ID: thread}
 	if t := m.threads[thread]; t != nil {
 		th.Last = uint64(len(t.recs))
+		th.Meta, th.Updated = t.meta, t.updated
 		if t.lease != nil {
 			l := *t.lease
 			th.Active = &l
 		}
 	}
 	return th, nil
+}
+
+// Create implements Journal.
+func (m *Memory) Create(ctx context.Context, thread string, meta Meta) error {
+	if err := CheckID("create", thread); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return fail(ErrClosed, "create", thread, nil)
+	}
+	if t := m.threads[thread]; t != nil && (t.created || len(t.recs) > 0) {
+		return fail(ErrExists, "create", thread, nil)
+	}
+	if meta.Created.IsZero() {
+		meta.Created = time.Now()
+	}
+	t := m.thread(thread)
+	t.meta, t.created, t.updated = meta, true, meta.Created
+	return nil
+}
+
+// Delete implements Journal.
+func (m *Memory) Delete(ctx context.Context, thread string) error {
+	if err := CheckID("delete", thread); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return fail(ErrClosed, "delete", thread, nil)
+	}
+	t := m.threads[thread]
+	if t == nil {
+		return nil
+	}
+	if t.lease != nil {
+		l := *t.lease
+		return &Error{Code: ErrBusy, Op: "delete", Thread: thread, Holder: &l}
+	}
+	delete(m.threads, thread)
+	close(t.grown) // wake followers: they find the thread gone
+	return nil
 }
 
 // Close implements Journal: every writer stops and every lease is released.
@@ -213,7 +261,7 @@ func (m *Memory) Stop(ctx context.Context, thread string) (Lease, error) {
 
 func (w *memWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
 	th := w.lease.Thread
-	if err := checkRecords("append", th, recs); err != nil {
+	if err := CheckRecords("append", th, recs); err != nil {
 		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -232,6 +280,7 @@ func (w *memWriter) Append(ctx context.Context, recs ...Record) (uint64, error) 
 	for _, r := range recs {
 		t.recs = append(t.recs, Record{Seq: uint64(len(t.recs)) + 1, Kind: r.Kind, Data: bytes.Clone(r.Data)})
 	}
+	t.updated = time.Now()
 	close(t.grown)
 	t.grown = make(chan struct{})
 	return uint64(len(t.recs)), nil

@@ -3,7 +3,9 @@ package journal
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Options configure Open. A nil *Options means all defaults.
@@ -14,16 +16,65 @@ type Options struct {
 	// Dir configures a file journal (its Owner is Options.Owner when
 	// empty).
 	Dir *DirOptions
-	// NATS configures a NATS journal (its Owner is Options.Owner when
-	// empty).
-	NATS *NATSOptions
+	// Backend configures a registered backend: its own options type, such
+	// as *natsjournal.Options. Open hands it to the backend's Opener, which
+	// documents what it accepts; nil means its defaults.
+	Backend any
+}
+
+// An Opener opens the journal a DSN names for a backend registered with
+// Register. opts is never nil.
+type Opener func(ctx context.Context, dsn string, opts *Options) (Journal, error)
+
+var registry struct {
+	sync.RWMutex
+	openers map[string]Opener
+}
+
+// Register makes Open accept DSNs that begin with scheme and ":" (as
+// "nats:" for "nats://HOST:PORT"), opening them with open. A backend
+// package calls it from its init function, so a program has the backends it
+// imports and links no other: importing journal/natsjournal (for its side
+// effect alone, `import _ ".../journal/natsjournal"`) adds nats:// and tls://.
+// Register panics when scheme is empty, "memory" or "file", or registered
+// already, as database/sql.Register does.
+func Register(scheme string, open Opener) {
+	registry.Lock()
+	defer registry.Unlock()
+	switch {
+	case scheme == "" || scheme == "memory" || scheme == "file" || strings.ContainsAny(scheme, ":/"):
+		panic(fmt.Sprintf("journal: Register of scheme %q", scheme))
+	case open == nil:
+		panic("journal: Register of a nil Opener for " + scheme)
+	case registry.openers[scheme] != nil:
+		panic("journal: Register called twice for scheme " + scheme)
+	}
+	if registry.openers == nil {
+		registry.openers = map[string]Opener{}
+	}
+	registry.openers[scheme] = open
+}
+
+// Schemes returns the schemes Open accepts, sorted: "file", "memory" and
+// those registered.
+func Schemes() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	s := []string{"file", "memory"}
+	for k := range registry.openers {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
 }
 
 // Open opens the journal a DSN names:
 //
 //	memory                   a new in-memory journal (NewMemory)
 //	file:DIR                 the file journal in directory DIR (OpenDir)
-//	nats://HOST:PORT         NATS JetStream (DialNATS); tls:// likewise
+//	SCHEME:…                 a registered backend (Register), such as
+//	                         nats://HOST:PORT once journal/natsjournal is
+//	                         imported
 //
 // opts may be nil. A DSN that names no journal is ErrInvalid.
 func Open(ctx context.Context, dsn string, opts *Options) (Journal, error) {
@@ -43,15 +94,25 @@ func Open(ctx context.Context, dsn string, opts *Options) (Journal, error) {
 			d.Owner = o.Owner
 		}
 		return OpenDir(strings.TrimPrefix(strings.TrimPrefix(dsn, "file:"), "//"), &d)
-	case strings.HasPrefix(dsn, "nats://") || strings.HasPrefix(dsn, "tls://"):
-		var n NATSOptions
-		if o.NATS != nil {
-			n = *o.NATS
-		}
-		if n.Owner == "" {
-			n.Owner = o.Owner
-		}
-		return DialNATS(ctx, dsn, &n)
 	}
-	return nil, fail(ErrInvalid, "open", "", fmt.Errorf("%q names no journal: want memory, file:DIR or nats://HOST:PORT", dsn))
+	if scheme, _, ok := strings.Cut(dsn, ":"); ok {
+		registry.RLock()
+		open := registry.openers[scheme]
+		registry.RUnlock()
+		if open != nil {
+			return open(ctx, dsn, &o)
+		}
+		if scheme == "nats" || scheme == "tls" {
+			return nil, fail(ErrInvalid, "open", "", fmt.Errorf("%s:// needs the NATS backend: import github.com/agview/agview/journal/natsjournal", scheme))
+		}
+	}
+	return nil, fail(ErrInvalid, "open", "", fmt.Errorf("%q names no journal: want one of the schemes %s (memory, file:DIR, …)", quoteShortDSN(dsn), strings.Join(Schemes(), ", ")))
+}
+
+// quoteShortDSN quotes a DSN for an error, at most its first 64 bytes.
+func quoteShortDSN(dsn string) string {
+	if len(dsn) > 64 {
+		return dsn[:64] + "…"
+	}
+	return dsn
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/journal"
+	_ "github.com/agview/agview/journal/natsjournal" // nats:// journals
 	"github.com/agview/agview/tui"
 )
 

@@ -73,6 +73,7 @@ import (
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/journal"
+	"github.com/agview/agview/journal/natsjournal"
 )
 
 func main() {
@@ -106,7 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxPerClient := fs.Int("max-viewers-per-client", DefaultMaxViewersPerClient, "event streams open at once from one client address")
 	dsn := fs.String("journal", defaultJournal(), "where threads are kept: memory, file:DIR (the embedded default) or nats://HOST:PORT (replicas sharing a NATS JetStream server)")
 	name := fs.String("name", journal.DefaultOwner(), "this replica's name in the journal's leases")
-	leaseTTL := fs.Duration("lease-ttl", journal.DefaultLeaseTTL, "with nats://: how long a dead replica's run takes to read as cut")
+	leaseTTL := fs.Duration("lease-ttl", natsjournal.DefaultLeaseTTL, "with nats://: how long a dead replica's run takes to read as cut")
 	var allow hostList
 	fs.Var(&allow, "allow-host", "a Host the service answers besides loopback names and the listen address (repeat, or comma-separate)")
 	if err := fs.Parse(args); err != nil {
@@ -260,5 +261,5 @@ func userDataDir() (string, error) {
 func openJournal(ctx context.Context, dsn, owner string, leaseTTL time.Duration) (journal.Journal, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a NATS server that does not answer
 	defer cancel()
-	return journal.Open(ctx, dsn, &journal.Options{Owner: owner, NATS: &journal.NATSOptions{LeaseTTL: leaseTTL}})
+	return journal.Open(ctx, dsn, &journal.Options{Owner: owner, Backend: &natsjournal.Options{LeaseTTL: leaseTTL}})
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/journal"
+	"github.com/agview/agview/journal/natsjournal"
 	"github.com/agview/agview/view"
 )
 
@@ -256,7 +257,7 @@ func TestReplicasOnNATS(t *testing.T) {
 
 	// B's view holds every event the journal has, which is everything A
 	// received before it died.
-	j, err := journal.DialNATS(ctx, url, &journal.NATSOptions{LeaseTTL: ttl})
+	j, err := natsjournal.Dial(ctx, url, &natsjournal.Options{LeaseTTL: ttl})
 	require.NoError(t, err)
 	defer j.Close()
 	events := 0

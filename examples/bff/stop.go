@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agview/agview/journal"
+	"github.com/agview/agview/journal/natsjournal"
 )
 
 // stopBus carries POST /threads/{id}/stop to the replica that runs the
@@ -33,7 +34,7 @@ const StopSubject = "agview.bff.stop"
 // it had it): over the journal's NATS connection for a NATS journal; nil
 // for the others, which reach no other process.
 func newStopBus(j journal.Journal, local func(thread, run string) bool, log *slog.Logger) (stopBus, error) {
-	nj, ok := j.(*journal.NATS)
+	nj, ok := j.(*natsjournal.Journal)
 	if !ok {
 		return nil, nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/agview/agview/examples/journalnats"
 	"github.com/agview/agview/internal/benchlive"
 	"github.com/agview/agview/internal/benchwork"
-	"github.com/agview/agview/journal"
+	"github.com/agview/agview/journal/natsjournal"
 )
 
 // BenchmarkLiveNATS runs the swarm workload of the shared generator (10k
@@ -30,7 +30,7 @@ func BenchmarkLiveNATS(b *testing.B) {
 	agent := agenttest.NewServer(agenttest.Frames(frames...), nil)
 	defer agent.Close()
 	srv := journalnats.Start(b, b.TempDir())
-	j, err := journal.DialNATS(b.Context(), srv.URL(), nil)
+	j, err := natsjournal.Dial(b.Context(), srv.URL(), nil)
 	require.NoError(b, err)
 	defer j.Close()
 

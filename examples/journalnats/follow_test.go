@@ -15,6 +15,7 @@ import (
 
 	"github.com/agview/agview/examples/journalnats"
 	"github.com/agview/agview/journal"
+	"github.com/agview/agview/journal/natsjournal"
 )
 
 // lossyDialer dials TCP connections that drop the client's writes holding a
@@ -51,7 +52,7 @@ func (c *lossyConn) Write(b []byte) (int, error) {
 
 // dialLossy dials a journal (with o's names) whose connection loses the
 // requests on subject drop while the returned dialer is armed.
-func dialLossy(t *testing.T, url string, o *journal.NATSOptions, drop string) (*journal.NATS, *lossyDialer) {
+func dialLossy(t *testing.T, url string, o *natsjournal.Options, drop string) (*natsjournal.Journal, *lossyDialer) {
 	t.Helper()
 	d := &lossyDialer{drop: []byte(drop)}
 	lo := *o
@@ -139,7 +140,7 @@ func TestStatLostRequest(t *testing.T) {
 
 // followInto follows thread "t1" of j from its first record until ctx ends,
 // sending each record to got; wait for the returned group to end.
-func followInto(t *testing.T, ctx context.Context, j *journal.NATS, got chan<- journal.Record) *sync.WaitGroup {
+func followInto(t *testing.T, ctx context.Context, j *natsjournal.Journal, got chan<- journal.Record) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for r, err := range j.Follow(ctx, "t1", 1) {

@@ -17,15 +17,16 @@ import (
 	"github.com/agview/agview/examples/journalnats"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/journal/journaltest"
+	"github.com/agview/agview/journal/natsjournal"
 )
 
 var names atomic.Int64
 
 // unique returns options naming a stream, subjects and a bucket of their
 // own, so that parallel cases share one server without sharing threads.
-func unique(ttl time.Duration) *journal.NATSOptions {
+func unique(ttl time.Duration) *natsjournal.Options {
 	n := names.Add(1)
-	return &journal.NATSOptions{
+	return &natsjournal.Options{
 		Stream:         fmt.Sprintf("J%d", n),
 		SubjectPrefix:  fmt.Sprintf("j%d.", n),
 		LeaseBucket:    fmt.Sprintf("L%d", n),
@@ -34,16 +35,16 @@ func unique(ttl time.Duration) *journal.NATSOptions {
 	}
 }
 
-func dial(t *testing.T, url string, o *journal.NATSOptions) *journal.NATS {
+func dial(t *testing.T, url string, o *natsjournal.Options) *natsjournal.Journal {
 	t.Helper()
-	j, err := journal.DialNATS(t.Context(), url, o)
+	j, err := natsjournal.Dial(t.Context(), url, o)
 	require.NoError(t, err, "DialNATS %s", url)
 	return j
 }
 
 func TestContract(t *testing.T) {
 	srv := journalnats.Start(t, t.TempDir())
-	opts := map[journal.Journal]*journal.NATSOptions{}
+	opts := map[journal.Journal]*natsjournal.Options{}
 	var mu sync.Mutex
 	journaltest.Run(t, journaltest.Harness{
 		New: func(t *testing.T) journal.Journal {

@@ -1,7 +1,7 @@
 // Package journalnats runs agview's journal on NATS JetStream in tests: it
 // starts a NATS server in process (github.com/nats-io/nats-server/v2, with
 // JetStream on and a temporary store directory), so that the NATS journal
-// (journal.DialNATS) is tested against a real server without anything
+// (natsjournal.Dial) is tested against a real server without anything
 // installed. The server module stays out of the library's go.mod: it is a
 // dependency of this examples module only.
 //

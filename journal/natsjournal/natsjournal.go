@@ -1,6 +1,7 @@
-package journal
+package natsjournal
 
 import (
+	"github.com/agview/agview/journal"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -18,21 +19,24 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Defaults of NATSOptions.
+// Defaults of Options.
 const (
 	// DefaultStream is the JetStream stream that holds the records.
 	DefaultStream = "AGVIEW_JOURNAL"
 	// DefaultSubjectPrefix begins every thread's subject: the prefix, then
 	// the thread id in unpadded base64url.
-	DefaultSubjectPrefix = "agview.journal."
+	DefaultSubjectPrefix = "agview."
 	// DefaultLeaseBucket is the key-value bucket that holds the leases.
 	DefaultLeaseBucket = "AGVIEW_LEASES"
+	// DefaultMetaBucket is the key-value bucket that holds each thread's
+	// journal.Meta (journal.Journal.Create).
+	DefaultMetaBucket = "AGVIEW_THREADS"
 	// DefaultLeaseTTL is how long a lease lasts unless its writer refreshes
 	// it (every third of it): a writer that died is seen as gone within this
 	// time.
 	DefaultLeaseTTL = 10 * time.Second
 	// DefaultPublishTimeout bounds one publish: an append fails with
-	// ErrUnavailable when the server does not acknowledge it in this time.
+	// journal.ErrUnavailable when the server does not acknowledge it in this time.
 	DefaultPublishTimeout = 2 * time.Second
 	// maxMessageBytes bounds the records of one message (a batch is split
 	// beyond it); NATS servers refuse messages over 1 MiB by default.
@@ -45,16 +49,17 @@ const (
 	hdrCount = "Agview-Count" // how many records the message holds
 )
 
-// NATSOptions configure a NATS journal. A nil *NATSOptions means all
+// Options configure a NATS journal. A nil *Options means all
 // defaults.
-type NATSOptions struct {
+type Options struct {
 	// Owner names this process in the leases it takes; "" means
-	// DefaultOwner().
+	// journal.DefaultOwner().
 	Owner string
-	// Stream, SubjectPrefix and LeaseBucket name what the journal uses on
-	// the server; "" means DefaultStream, DefaultSubjectPrefix and
-	// DefaultLeaseBucket. Journals that share them share threads.
-	Stream, SubjectPrefix, LeaseBucket string
+	// Stream, SubjectPrefix, LeaseBucket and MetaBucket name what the
+	// journal uses on the server; "" means DefaultStream,
+	// DefaultSubjectPrefix, DefaultLeaseBucket and DefaultMetaBucket.
+	// Journals that share them share threads.
+	Stream, SubjectPrefix, LeaseBucket, MetaBucket string
 	// LeaseTTL is how long a lease lasts without a refresh; 0 means
 	// DefaultLeaseTTL. All journals sharing a bucket must agree on it (the
 	// first to create the bucket decides).
@@ -66,14 +71,15 @@ type NATSOptions struct {
 	ConnOptions []nats.Option
 }
 
-// NATS is the NATS JetStream journal. Create it with DialNATS; the package
+// Journal is the NATS JetStream journal. Create it with Dial; the package
 // documentation describes how it stores threads and leases.
-type NATS struct {
-	opts   NATSOptions
+type Journal struct {
+	opts   Options
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
-	kv     jetstream.KeyValue
+	kv     jetstream.KeyValue // leases
+	meta   jetstream.KeyValue // journal.Meta per thread
 
 	life openSet[*natsWriter]
 
@@ -85,18 +91,18 @@ type NATS struct {
 // first on: a read from first or later may start there.
 type hint struct{ first, streamSeq uint64 }
 
-var _ Journal = (*NATS)(nil)
+var _ journal.Journal = (*Journal)(nil)
 
-// DialNATS connects to the NATS server at url (e.g. "nats://127.0.0.1:4222")
+// Dial connects to the NATS server at url (e.g. "nats://127.0.0.1:4222")
 // and makes sure the stream and the lease bucket exist. opts may be nil. A
-// server that cannot be reached is ErrUnavailable.
-func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error) {
-	var o NATSOptions
+// server that cannot be reached is journal.ErrUnavailable.
+func Dial(ctx context.Context, url string, opts *Options) (*Journal, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Owner == "" {
-		o.Owner = DefaultOwner()
+		o.Owner = journal.DefaultOwner()
 	}
 	if o.Stream == "" {
 		o.Stream = DefaultStream
@@ -110,6 +116,9 @@ func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error)
 	if o.LeaseBucket == "" {
 		o.LeaseBucket = DefaultLeaseBucket
 	}
+	if o.MetaBucket == "" {
+		o.MetaBucket = DefaultMetaBucket
+	}
 	if o.LeaseTTL <= 0 {
 		o.LeaseTTL = DefaultLeaseTTL
 	}
@@ -119,17 +128,17 @@ func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error)
 	copts := append(slices.Clone(o.ConnOptions), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
 	nc, err := nats.Connect(url, copts...)
 	if err != nil {
-		return nil, fail(ErrUnavailable, "open", "", err)
+		return nil, journal.Fail(journal.ErrUnavailable, "open", "", err)
 	}
-	n := &NATS{opts: o, nc: nc, life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
+	n := &Journal{opts: o, nc: nc, life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
 	if err := n.setup(ctx); err != nil {
 		nc.Close()
-		return nil, fail(ErrUnavailable, "open", "", err)
+		return nil, journal.Fail(journal.ErrUnavailable, "open", "", err)
 	}
 	return n, nil
 }
 
-func (n *NATS) setup(ctx context.Context) error {
+func (n *Journal) setup(ctx context.Context) error {
 	js, err := jetstream.New(n.nc)
 	if err != nil {
 		return err
@@ -155,47 +164,56 @@ func (n *NATS) setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("lease bucket %s: %w", n.opts.LeaseBucket, err)
 	}
+	n.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      n.opts.MetaBucket,
+		Description: "agview journal: each thread's owner and creation time",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+	})
+	if err != nil {
+		return fmt.Errorf("meta bucket %s: %w", n.opts.MetaBucket, err)
+	}
 	return nil
 }
 
 // Conn returns the journal's NATS connection.
-func (n *NATS) Conn() *nats.Conn { return n.nc }
+func (n *Journal) Conn() *nats.Conn { return n.nc }
 
 // LeaseTTL returns how long a lease lasts without a refresh.
-func (n *NATS) LeaseTTL() time.Duration { return n.opts.LeaseTTL }
+func (n *Journal) LeaseTTL() time.Duration { return n.opts.LeaseTTL }
 
 // token is a thread id as one subject token and key-value key.
 func token(thread string) string { return base64.RawURLEncoding.EncodeToString([]byte(thread)) }
 
-func (n *NATS) subject(thread string) string { return n.opts.SubjectPrefix + token(thread) }
+func (n *Journal) subject(thread string) string { return n.opts.SubjectPrefix + token(thread) }
 
 // stopSubject is where Stop asks a thread's writer to stop (core NATS, not
 // stored).
-func (n *NATS) stopSubject(thread string) string {
+func (n *Journal) stopSubject(thread string) string {
 	return "_agview_stop." + n.opts.Stream + "." + token(thread)
 }
 
-func (n *NATS) isClosed() bool { return n.life.isClosed() }
+func (n *Journal) isClosed() bool { return n.life.isClosed() }
 
-// unavailable classifies a NATS error: a closed connection is ErrClosed,
-// anything else ErrUnavailable.
-func (n *NATS) unavailable(op, thread string, err error) *Error {
+// unavailable classifies a NATS error: a closed connection is journal.ErrClosed,
+// anything else journal.ErrUnavailable.
+func (n *Journal) unavailable(op, thread string, err error) *journal.Error {
 	if n.isClosed() || errors.Is(err, nats.ErrConnectionClosed) {
-		return fail(ErrClosed, op, thread, err)
+		return journal.Fail(journal.ErrClosed, op, thread, err)
 	}
-	return fail(ErrUnavailable, op, thread, err)
+	return journal.Fail(journal.ErrUnavailable, op, thread, err)
 }
 
-// Begin implements Journal: it creates the thread's key in the lease bucket
+// Begin implements journal.Journal: it creates the thread's key in the lease bucket
 // (refused when it exists) and refreshes it every third of the lease TTL
 // until End.
-func (n *NATS) Begin(ctx context.Context, lease Lease) (Writer, error) {
-	if err := checkLease(lease); err != nil {
+func (n *Journal) Begin(ctx context.Context, lease journal.Lease) (journal.Writer, error) {
+	if err := journal.CheckLease(lease); err != nil {
 		return nil, err
 	}
 	th := lease.Thread
 	if n.isClosed() {
-		return nil, fail(ErrClosed, "begin", th, nil)
+		return nil, journal.Fail(journal.ErrClosed, "begin", th, nil)
 	}
 	if lease.Owner == "" {
 		lease.Owner = n.opts.Owner
@@ -211,7 +229,7 @@ func (n *NATS) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		rev, err = n.takeOver(ctx, th, b)
 	}
 	if err != nil {
-		var je *Error
+		var je *journal.Error
 		if errors.As(err, &je) {
 			return nil, je
 		}
@@ -243,15 +261,15 @@ func (n *NATS) Begin(ctx context.Context, lease Lease) (Writer, error) {
 	}
 	if !n.life.add(w) {
 		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
-		return nil, fail(ErrClosed, "begin", th, nil)
+		return nil, journal.Fail(journal.ErrClosed, "begin", th, nil)
 	}
 	go w.refresh()
 	return w, nil
 }
 
 // takeOver replaces the lease key of thread with b when the lease it holds
-// has expired, and refuses with ErrBusy when it has not.
-func (n *NATS) takeOver(ctx context.Context, th string, b []byte) (uint64, error) {
+// has expired, and refuses with journal.ErrBusy when it has not.
+func (n *Journal) takeOver(ctx context.Context, th string, b []byte) (uint64, error) {
 	e, err := n.kv.Get(ctx, token(th))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return n.kv.Create(ctx, token(th), b)
@@ -259,7 +277,7 @@ func (n *NATS) takeOver(ctx context.Context, th string, b []byte) (uint64, error
 	if err != nil {
 		return 0, err
 	}
-	var l Lease
+	var l journal.Lease
 	if json.Unmarshal(e.Value(), &l) == nil && !l.Expires.IsZero() && time.Now().After(l.Expires) {
 		rev, err := n.kv.Update(ctx, token(th), b, e.Revision())
 		if err == nil {
@@ -270,31 +288,38 @@ func (n *NATS) takeOver(ctx context.Context, th string, b []byte) (uint64, error
 		}
 		e, err = n.kv.Get(ctx, token(th)) // another taker won
 		if err != nil || json.Unmarshal(e.Value(), &l) != nil {
-			l = Lease{}
+			l = journal.Lease{}
 		}
 	}
 	l.Thread = th
-	return 0, &Error{Code: ErrBusy, Op: "begin", Thread: th, Holder: &l}
+	return 0, &journal.Error{Code: journal.ErrBusy, Op: "begin", Thread: th, Holder: &l}
 }
 
 // last returns the sequence number of thread's last record.
-func (n *NATS) last(ctx context.Context, thread string) (uint64, error) {
+func (n *Journal) last(ctx context.Context, thread string) (uint64, error) {
+	seq, _, err := n.lastAt(ctx, thread)
+	return seq, err
+}
+
+// lastAt returns the sequence number of thread's last record and when it was
+// stored.
+func (n *Journal) lastAt(ctx context.Context, thread string) (uint64, time.Time, error) {
 	m, err := n.stream.GetLastMsgForSubject(ctx, n.subject(thread))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return 0, nil
+		return 0, time.Time{}, nil
 	}
 	if err != nil {
-		return 0, n.unavailable("stat", thread, err)
+		return 0, time.Time{}, n.unavailable("stat", thread, err)
 	}
 	first, count, err := batchHeader(m.Header)
 	if err != nil {
-		return 0, &Error{Code: ErrCorrupt, Op: "stat", Thread: thread, Err: fmt.Errorf("stream message %d: %w", m.Sequence, err)}
+		return 0, time.Time{}, &journal.Error{Code: journal.ErrCorrupt, Op: "stat", Thread: thread, Err: fmt.Errorf("stream message %d: %w", m.Sequence, err)}
 	}
 	n.remember(thread, first, m.Sequence)
-	return first + count - 1, nil
+	return first + count - 1, m.Time, nil
 }
 
-func (n *NATS) remember(thread string, first, streamSeq uint64) {
+func (n *Journal) remember(thread string, first, streamSeq uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if h := n.hints[thread]; streamSeq > h.streamSeq {
@@ -304,7 +329,7 @@ func (n *NATS) remember(thread string, first, streamSeq uint64) {
 
 // startAt returns the stream sequence a read of thread from record from may
 // start at, 0 for the beginning.
-func (n *NATS) startAt(thread string, from uint64) uint64 {
+func (n *Journal) startAt(thread string, from uint64) uint64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if h, ok := n.hints[thread]; ok && h.first <= from {
@@ -322,25 +347,25 @@ func batchHeader(h nats.Header) (first, count uint64, err error) {
 	return first, count, nil
 }
 
-// Read implements Journal.
-func (n *NATS) Read(ctx context.Context, thread string, from uint64) iter.Seq2[Record, error] {
+// Read implements journal.Journal.
+func (n *Journal) Read(ctx context.Context, thread string, from uint64) iter.Seq2[journal.Record, error] {
 	return n.iterate(ctx, thread, from, false)
 }
 
-// Follow implements Journal. While the server is away it keeps trying; it
+// Follow implements journal.Journal. While the server is away it keeps trying; it
 // then resumes after the last message it delivered.
-func (n *NATS) Follow(ctx context.Context, thread string, from uint64) iter.Seq2[Record, error] {
+func (n *Journal) Follow(ctx context.Context, thread string, from uint64) iter.Seq2[journal.Record, error] {
 	return n.iterate(ctx, thread, from, true)
 }
 
-func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow bool) iter.Seq2[Record, error] {
+func (n *Journal) iterate(ctx context.Context, thread string, from uint64, follow bool) iter.Seq2[journal.Record, error] {
 	op := "read"
 	if follow {
 		op = "follow"
 	}
-	return func(yield func(Record, error) bool) {
+	return func(yield func(journal.Record, error) bool) {
 		if n.isClosed() {
-			yield(Record{}, fail(ErrClosed, op, thread, nil))
+			yield(journal.Record{}, journal.Fail(journal.ErrClosed, op, thread, nil))
 			return
 		}
 		subj := n.subject(thread)
@@ -351,7 +376,7 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 				return
 			}
 			if err != nil {
-				yield(Record{}, n.unavailable(op, thread, err))
+				yield(journal.Record{}, n.unavailable(op, thread, err))
 				return
 			}
 			end = m.Sequence
@@ -388,7 +413,7 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 				streamSeq = meta.Sequence.Stream
 				first, _, err := batchHeader(m.Headers())
 				if err != nil {
-					return false, &Error{Code: ErrCorrupt, Op: op, Thread: thread, Err: fmt.Errorf("stream message %d: %w", streamSeq, err)}
+					return false, &journal.Error{Code: journal.ErrCorrupt, Op: op, Thread: thread, Err: fmt.Errorf("stream message %d: %w", streamSeq, err)}
 				}
 				n.remember(thread, first, streamSeq)
 				seq := first
@@ -403,23 +428,23 @@ func (n *NATS) iterate(ctx context.Context, thread string, from uint64, follow b
 				}
 				return follow || streamSeq < end, nil
 			})
-			var je *Error
+			var je *journal.Error
 			switch {
 			case err == nil:
 				return // the consumer stopped it: the caller, or the end of a Read
 			case ctx.Err() != nil:
 				if !follow {
-					yield(Record{}, fail(ErrUnavailable, op, thread, ctx.Err()))
+					yield(journal.Record{}, journal.Fail(journal.ErrUnavailable, op, thread, ctx.Err()))
 				}
 				return
 			case errors.As(err, &je):
-				yield(Record{}, err)
+				yield(journal.Record{}, err)
 				return
 			case n.isClosed() || errors.Is(err, nats.ErrConnectionClosed):
-				yield(Record{}, fail(ErrClosed, op, thread, err))
+				yield(journal.Record{}, journal.Fail(journal.ErrClosed, op, thread, err))
 				return
 			case !follow:
-				yield(Record{}, n.unavailable(op, thread, err))
+				yield(journal.Record{}, n.unavailable(op, thread, err))
 				return
 			}
 			// Follow: the server went away; try again from where we were.
@@ -445,7 +470,7 @@ var errStalled = errors.New("consumer stalled")
 // returns false (consume then returns nil) or an error. When no message
 // comes for stallCheck and behind reports messages waiting, it returns
 // errStalled.
-func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, behind func() bool, fn func(jetstream.Msg) (bool, error)) error {
+func (n *Journal) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, behind func() bool, fn func(jetstream.Msg) (bool, error)) error {
 	// Making the consumer is bounded by a timeout of its own: a request in
 	// flight when the server stops never gets its reply, and waiting on ctx
 	// alone would hold a follower until ctx ends.
@@ -482,10 +507,10 @@ func (n *NATS) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig,
 	}
 }
 
-// Threads implements Journal.
-func (n *NATS) Threads(ctx context.Context) ([]string, error) {
+// Threads implements journal.Journal.
+func (n *Journal) Threads(ctx context.Context) ([]string, error) {
 	if n.isClosed() {
-		return nil, fail(ErrClosed, "threads", "", nil)
+		return nil, journal.Fail(journal.ErrClosed, "threads", "", nil)
 	}
 	info, err := n.stream.Info(ctx, jetstream.WithSubjectFilter(n.opts.SubjectPrefix+">"))
 	if err != nil {
@@ -498,17 +523,91 @@ func (n *NATS) Threads(ctx context.Context) ([]string, error) {
 			ids = append(ids, string(b))
 		}
 	}
+	keys, err := n.meta.ListKeys(ctx)
+	if err != nil {
+		return nil, n.unavailable("threads", "", err)
+	}
+	for k := range keys.Keys() {
+		b, err := base64.RawURLEncoding.DecodeString(k)
+		if err == nil && len(b) > 0 {
+			ids = append(ids, string(b))
+		}
+	}
 	slices.Sort(ids)
-	return ids, nil
+	return slices.Compact(ids), nil
 }
 
-// Stat implements Journal. A lease whose Expires has passed is not active,
-// even before the server removes it. A server that does not answer within
-// PublishTimeout is ErrUnavailable.
-func (n *NATS) Stat(ctx context.Context, thread string) (Thread, error) {
-	th := Thread{ID: thread}
+// Create implements journal.Journal: it creates the thread's key in the meta
+// bucket, refused when it exists or the thread holds records.
+func (n *Journal) Create(ctx context.Context, thread string, meta journal.Meta) error {
+	if err := journal.CheckID("create", thread); err != nil {
+		return err
+	}
 	if n.isClosed() {
-		return th, fail(ErrClosed, "stat", thread, nil)
+		return journal.Fail(journal.ErrClosed, "create", thread, nil)
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	defer cancel()
+	last, err := n.last(ctx, thread)
+	if err != nil {
+		return err
+	}
+	if last > 0 {
+		return journal.Fail(journal.ErrExists, "create", thread, nil)
+	}
+	if meta.Created.IsZero() {
+		meta.Created = time.Now().UTC()
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return journal.Fail(journal.ErrInvalid, "create", thread, err)
+	}
+	if _, err := n.meta.Create(ctx, token(thread), b); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return journal.Fail(journal.ErrExists, "create", thread, nil)
+		}
+		return n.unavailable("create", thread, err)
+	}
+	return nil
+}
+
+// Delete implements journal.Journal: refused while a lease is active, it
+// purges the thread's subject and deletes its meta.
+func (n *Journal) Delete(ctx context.Context, thread string) error {
+	if err := journal.CheckID("delete", thread); err != nil {
+		return err
+	}
+	st, err := n.Stat(ctx, thread)
+	if err != nil {
+		if e, ok := err.(*journal.Error); ok {
+			e.Op = "delete"
+		}
+		return err
+	}
+	if st.Active != nil {
+		return &journal.Error{Code: journal.ErrBusy, Op: "delete", Thread: thread, Holder: st.Active}
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	defer cancel()
+	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.subject(thread))); err != nil {
+		return n.unavailable("delete", thread, err)
+	}
+	if err := n.meta.Purge(ctx, token(thread)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return n.unavailable("delete", thread, err)
+	}
+	n.mu.Lock()
+	delete(n.hints, thread)
+	n.mu.Unlock()
+	return nil
+}
+
+// Stat implements journal.Journal. A lease whose Expires has passed is not active,
+// even before the server removes it. A server that does not answer within
+// PublishTimeout is journal.ErrUnavailable.
+func (n *Journal) Stat(ctx context.Context, thread string) (journal.Thread, error) {
+	th := journal.Thread{ID: thread}
+	if n.isClosed() {
+		return th, journal.Fail(journal.ErrClosed, "stat", thread, nil)
 	}
 	// Bounded by a timeout of its own: a request in flight when the server
 	// stops never gets its reply, and callers poll Stat while it is away.
@@ -517,7 +616,7 @@ func (n *NATS) Stat(ctx context.Context, thread string) (Thread, error) {
 	e, err := n.kv.Get(ctx, token(thread))
 	switch {
 	case err == nil:
-		var l Lease
+		var l journal.Lease
 		if json.Unmarshal(e.Value(), &l) == nil && (l.Expires.IsZero() || time.Now().Before(l.Expires)) {
 			l.Thread = thread
 			th.Active = &l
@@ -525,15 +624,29 @@ func (n *NATS) Stat(ctx context.Context, thread string) (Thread, error) {
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
 		return th, n.unavailable("stat", thread, err)
 	}
-	if th.Last, err = n.last(ctx, thread); err != nil {
+	m, err := n.meta.Get(ctx, token(thread))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(m.Value(), &th.Meta); err != nil {
+			return th, journal.Fail(journal.ErrCorrupt, "stat", thread, fmt.Errorf("meta: %w", err))
+		}
+		th.Updated = th.Meta.Created
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return th, n.unavailable("stat", thread, err)
+	}
+	var at time.Time
+	if th.Last, at, err = n.lastAt(ctx, thread); err != nil {
 		return th, err
+	}
+	if at.After(th.Updated) {
+		th.Updated = at
 	}
 	return th, nil
 }
 
-// Close implements Journal: writers stop refreshing their leases (which then
+// Close implements journal.Journal: writers stop refreshing their leases (which then
 // lapse) and the connection closes.
-func (n *NATS) Close() error {
+func (n *Journal) Close() error {
 	ws, first := n.life.close()
 	for w := range ws {
 		w.halt()
@@ -546,8 +659,8 @@ func (n *NATS) Close() error {
 
 // natsWriter appends one run's batches and keeps its lease alive.
 type natsWriter struct {
-	n     *NATS
-	lease Lease
+	n     *Journal
+	lease journal.Lease
 
 	stop, stopped chan struct{} // end refresh; closed when refresh returns
 	stopOnce      sync.Once
@@ -565,7 +678,7 @@ type natsWriter struct {
 	buf     []byte
 }
 
-func (w *natsWriter) Lease() Lease {
+func (w *natsWriter) Lease() journal.Lease {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lease
@@ -620,46 +733,46 @@ func (w *natsWriter) halt() {
 
 func (w *natsWriter) Stopped() <-chan struct{} { return w.asked }
 
-// Stop implements Journal: it sends a request on a core NATS subject the
+// Stop implements journal.Journal: it sends a request on a core NATS subject the
 // thread's writer listens to. A writer that holds the lease but does not
 // answer (its process is gone and the lease not yet expired) is
-// ErrUnavailable.
-func (n *NATS) Stop(ctx context.Context, thread string) (Lease, error) {
+// journal.ErrUnavailable.
+func (n *Journal) Stop(ctx context.Context, thread string) (journal.Lease, error) {
 	st, err := n.Stat(ctx, thread)
 	if err != nil {
-		err.(*Error).Op = "stop"
-		return Lease{}, err
+		err.(*journal.Error).Op = "stop"
+		return journal.Lease{}, err
 	}
 	if st.Active == nil {
-		return Lease{}, fail(ErrIdle, "stop", thread, nil)
+		return journal.Lease{}, journal.Fail(journal.ErrIdle, "stop", thread, nil)
 	}
 	rctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
 	defer cancel()
 	if _, err := n.nc.RequestWithContext(rctx, n.stopSubject(thread), []byte(st.Active.RunID)); err != nil {
-		return Lease{}, n.unavailable("stop", thread, err)
+		return journal.Lease{}, n.unavailable("stop", thread, err)
 	}
 	return *st.Active, nil
 }
 
-func (w *natsWriter) Append(ctx context.Context, recs ...Record) (uint64, error) {
+func (w *natsWriter) Append(ctx context.Context, recs ...journal.Record) (uint64, error) {
 	th := w.lease.Thread
-	if err := checkRecords("append", th, recs); err != nil {
+	if err := journal.CheckRecords("append", th, recs); err != nil {
 		return 0, err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ended || w.n.isClosed() {
-		return 0, fail(ErrClosed, "append", th, nil)
+		return 0, journal.Fail(journal.ErrClosed, "append", th, nil)
 	}
 	if w.lost != nil {
-		return 0, &Error{Code: ErrLeaseLost, Op: "append", Thread: th, Seq: w.seq + 1, Err: w.lost}
+		return 0, &journal.Error{Code: journal.ErrLeaseLost, Op: "append", Thread: th, Seq: w.seq + 1, Err: w.lost}
 	}
 	for i := 0; i < len(recs); {
 		w.buf = w.buf[:0]
 		first := w.seq + 1
 		j := i
 		for j < len(recs) && (j == i || len(w.buf)+len(recs[j].Data) < maxMessageBytes) {
-			w.buf = appendLine(w.buf, &recs[j])
+			w.buf = journal.AppendLine(w.buf, &recs[j])
 			j++
 		}
 		m := nats.NewMsg(w.n.subject(th))
@@ -718,7 +831,7 @@ func (w *natsWriter) End(ctx context.Context) error {
 	// What could not be stored yet is retried until ctx ends: a run that
 	// ends while the server restarts keeps its last records.
 	ferr := w.flush(ctx)
-	for ferr != nil && errors.Is(ferr, ErrUnavailable) && ctx.Err() == nil {
+	for ferr != nil && errors.Is(ferr, journal.ErrUnavailable) && ctx.Err() == nil {
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-ctx.Done():
@@ -736,7 +849,14 @@ func (w *natsWriter) End(ctx context.Context) error {
 		}
 	}
 	if ferr != nil {
-		ferr.(*Error).Op = "end"
+		ferr.(*journal.Error).Op = "end"
 	}
 	return ferr
+}
+
+// parseLine reads a record's line (journal.ParseLine) and numbers it seq.
+func parseLine(line []byte, seq uint64) journal.Record {
+	r := journal.ParseLine(line)
+	r.Seq = seq
+	return r
 }
