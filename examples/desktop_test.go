@@ -26,7 +26,7 @@ import (
 // (CI: .ci/run installs them) makes it a failure.
 
 // desktopPackages are the Debian packages .ci/run installs for Gio.
-const desktopPackages = "pkg-config libwayland-dev libx11-dev libx11-xcb-dev libxkbcommon-x11-dev libgles2-mesa-dev libegl1-mesa-dev libffi-dev libxcursor-dev libvulkan-dev libgl1-mesa-dri"
+const desktopPackages = "gcc libc6-dev pkg-config libwayland-dev libx11-dev libx11-xcb-dev libxkbcommon-x11-dev libgles2-mesa-dev libegl1-mesa-dev libffi-dev libxcursor-dev libvulkan-dev libgl1-mesa-dri"
 
 // gioPkgConfig are the pkg-config modules Gio's cgo directives name on Linux.
 var gioPkgConfig = []string{"egl", "wayland-egl", "wayland-client", "wayland-cursor", "x11", "x11-xcb", "xkbcommon", "xkbcommon-x11", "xcursor", "xfixes"}

@@ -15,17 +15,26 @@ import (
 // screenshotPath is the README's screenshot, rewritten by -update.
 const screenshotPath = "../../docs/desktop.png"
 
-// TestRender draws the window offscreen at two sizes, mid-stream and at the
-// interrupt, and compares each frame with its golden image.
+// TestRender draws the window offscreen at two sizes, mid-stream, at the
+// interrupt, and after a click in the tree brought the suspended
+// researcher's pane to the top, and compares each frame with its golden
+// image. The last at 1280×800 is the README's screenshot.
 func TestRender(t *testing.T) {
 	all := len(agenttest.SwarmEvents(&agenttest.SwarmConfig{Seed: 1}))
 	sizes := []image.Point{{1280, 800}, {800, 600}}
 	cases := []struct {
 		name   string
 		events int
+		act    func(h *harness)
 	}{
-		{"streaming", all * 2 / 5}, // researchers mid-sentence, tool calls open
-		{"interrupt", -1},          // the run ended on the approval interrupt
+		{"streaming", all * 2 / 5, nil}, // researchers mid-sentence, tool calls open
+		{"interrupt", -1, nil},          // the run ended on the approval interrupt
+		{"selected", -1, func(h *harness) {
+			it := h.u.shown.PendingInterrupts()[0]
+			h.click(h.u.panes[*it.Subagent].title())
+			require.Equal(h.t, *it.Subagent, h.u.order[h.u.paneList.Position.First].id, "the pane clicked in the tree is at the top")
+			h.frame()
+		}},
 	}
 	for _, c := range cases {
 		for _, size := range sizes {
@@ -34,9 +43,12 @@ func TestRender(t *testing.T) {
 				u, _ := scripted(t, c.events)
 				h := newHarness(t, u, size)
 				h.frame()
+				if c.act != nil {
+					c.act(h)
+				}
 				img := h.screenshot()
 				compare(t, img, filepath.Join("testdata", name+".png"))
-				if *update && c.events < 0 && size.X == 1280 {
+				if *update && c.name == "selected" && size.X == 1280 {
 					writePNG(t, screenshotPath, img)
 				}
 			})

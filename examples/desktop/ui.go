@@ -145,10 +145,7 @@ func (u *UI) sync() *view.View {
 	if v == u.shown {
 		return v
 	}
-	old := u.shown
-	if old != nil && old.InvocationCount() > v.InvocationCount() { // another store: start over
-		old = nil
-	}
+	old := u.shown // v was folded from it: the feed hands over one store's views, in order
 	for inv := range v.ChangedSince(old) {
 		u.panes[inv.ID()] = newPane(inv)
 		u.rebuilt++
