@@ -177,7 +177,7 @@ func scripted(t *testing.T, n int) (*UI, *store.Store) {
 // fails. -update rewrites the file.
 func compare(t *testing.T, img *image.RGBA, path string) {
 	t.Helper()
-	const tolerance, maxDiff = 48, 0.005
+	const tolerance, maxDiff = 64, 0.0005
 	if *update {
 		writePNG(t, path, img)
 		return
