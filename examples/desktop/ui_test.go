@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"io"
 	"os"
@@ -34,48 +35,66 @@ func TestMain(m *testing.M) {
 }
 
 // TestConversation holds the demo's conversation through the window: the
-// swarm stops on its approval interrupt, Approve is clicked, the suspended
-// researcher finishes, and a follow-up typed in the box is answered in a
-// third run, all against the in-process agent over HTTP.
+// swarm stops on its approval interrupt, Approve (or Reject) is clicked,
+// the suspended researcher goes on as answered, and a follow-up typed in
+// the box is answered in a third run, all against the in-process agent
+// over HTTP.
 func TestConversation(t *testing.T) {
-	ctx := testCtx(t)
-	srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1}), nil)
-	defer srv.Close()
-	c := client.New(srv.URL())
-	defer c.Close()
-	var frames atomic.Int64
-	s := newSender(ctx, c, func() { frames.Add(1) })
-	defer s.wait()
-	u := newUI(newTheme(), s)
-	defer u.watch(c.Store(), func() { frames.Add(1) })()
-	h := newHarness(t, u, image.Pt(1280, 800))
+	for _, c := range []struct {
+		button   string
+		approved bool
+		result   string // what the researcher's pane shows after the answer
+	}{
+		{"Approve", true, "Purchased"},
+		{"Reject", false, "Purchase declined by the user"},
+	} {
+		t.Run(c.button, func(t *testing.T) {
+			ctx := testCtx(t)
+			srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 1}), nil)
+			defer srv.Close()
+			cl := client.New(srv.URL())
+			defer cl.Close()
+			var frames atomic.Int64
+			s := newSender(ctx, cl, func() { frames.Add(1) })
+			defer s.wait()
+			u := newUI(newTheme(), s)
+			defer u.watch(cl.Store(), func() { frames.Add(1) })()
+			h := newHarness(t, u, image.Pt(1280, 800))
 
-	require.True(t, s.run(agenttest.SwarmInput(&agenttest.SwarmConfig{Seed: 1, ThreadID: "desktop-thread"})))
-	v := waitFor(t, ctx, h, c.Store(), func(v *view.View) bool { return lastRun(v) == view.RunInterrupted })
-	pending := v.PendingInterrupts()
-	require.Len(t, pending, 1, "the demo's approval interrupt")
-	suspended := *pending[0].Subagent
-	assert.Equal(t, view.Suspended, u.panes[suspended].status, "the pane shows the researcher waiting")
+			require.True(t, s.run(agenttest.SwarmInput(&agenttest.SwarmConfig{Seed: 1, ThreadID: "desktop-thread"})))
+			v := waitFor(t, ctx, h, cl.Store(), func(v *view.View) bool { return lastRun(v) == view.RunInterrupted })
+			pending := v.PendingInterrupts()
+			require.Len(t, pending, 1, "the demo's approval interrupt")
+			suspended := *pending[0].Subagent
+			assert.Equal(t, view.Suspended, u.panes[suspended].status, "the pane shows the researcher waiting")
 
-	h.typeLine("What does the report cost?")
-	assert.Contains(t, u.notice, "answer the pending interrupt first", "a message alone cannot leave the interrupt unanswered")
-	h.click("Approve")
-	v = waitFor(t, ctx, h, c.Store(), func(v *view.View) bool { return len(v.Runs()) == 2 && lastRun(v) == view.RunFinished && !s.sending() })
-	require.NoError(t, s.lastErr())
-	assert.Equal(t, view.Finished, u.panes[suspended].status, "the approved researcher finished")
-	assert.Empty(t, v.PendingInterrupts())
-	inputs := srv.Inputs()
-	require.Len(t, inputs, 2)
-	require.Len(t, inputs[1].Resume, 1)
-	assert.JSONEq(t, `{"approved":true}`, string(inputs[1].Resume[0].Payload), "Approve resolves the interrupt with approved: true")
-	assert.Contains(t, paneText(u, "")+"\n", "What does the report cost?", "the message typed while the interrupt was pending went with the answer")
+			h.typeLine("What does the report cost?")
+			assert.Contains(t, u.notice, "answer the pending interrupt first", "a message alone cannot leave the interrupt unanswered")
+			h.click(c.button)
+			v = waitFor(t, ctx, h, cl.Store(), func(v *view.View) bool {
+				return len(v.Runs()) == 2 && lastRun(v) == view.RunFinished && !s.sending()
+			})
+			require.NoError(t, s.lastErr())
+			assert.Equal(t, view.Finished, u.panes[suspended].status, "the answered researcher finished")
+			assert.Contains(t, paneText(u, suspended), c.result)
+			assert.Empty(t, v.PendingInterrupts())
+			inputs := srv.Inputs()
+			require.Len(t, inputs, 2)
+			require.Len(t, inputs[1].Resume, 1)
+			assert.Equal(t, pending[0].ID, inputs[1].Resume[0].InterruptID)
+			assert.JSONEq(t, fmt.Sprintf(`{"approved":%t}`, c.approved), string(inputs[1].Resume[0].Payload))
+			assert.Contains(t, paneText(u, ""), "user: What does the report cost?", "the message typed while the interrupt was pending went with the answer")
 
-	h.typeLine("Which city switched first?")
-	v = waitFor(t, ctx, h, c.Store(), func(v *view.View) bool { return len(v.Runs()) == 3 && lastRun(v) == view.RunFinished && !s.sending() })
-	require.NoError(t, s.lastErr())
-	assert.Contains(t, paneText(u, ""), "user: Which city switched first?", "the follow-up is in the parent agent's pane")
-	assert.Empty(t, u.editor.Text(), "the box is emptied once sent")
-	assert.Less(t, frames.Load(), int64(v.EventCount()), "frames are asked for per published view, not per event")
+			h.typeLine("Which city switched first?")
+			v = waitFor(t, ctx, h, cl.Store(), func(v *view.View) bool {
+				return len(v.Runs()) == 3 && lastRun(v) == view.RunFinished && !s.sending()
+			})
+			require.NoError(t, s.lastErr())
+			assert.Contains(t, paneText(u, ""), "user: Which city switched first?", "the follow-up is in the parent agent's pane")
+			assert.Empty(t, u.editor.Text(), "the box is emptied once sent")
+			assert.Less(t, frames.Load(), int64(v.EventCount()), "frames are asked for per published view, not per event")
+		})
+	}
 }
 
 // waitFor lays out frames until the UI shows a view of s satisfying cond.
