@@ -141,13 +141,20 @@ func open(ctx context.Context, cfg *config, invalidate func()) (*session, error)
 		srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: cfg.seed}), &agenttest.Options{Delay: cfg.delay})
 		closers = append(closers, srv.Close)
 		url, title = srv.URL(), "agview: demo swarm"
-		first = agenttest.SwarmInput(&agenttest.SwarmConfig{Seed: cfg.seed, ThreadID: "desktop-thread", RunID: client.NewID()})
+		thread := "desktop-thread"
+		if j != nil { // a thread of its own in the journal, to attach to from elsewhere
+			thread = "desktop-" + client.NewID()[:8]
+		}
+		first = agenttest.SwarmInput(&agenttest.SwarmConfig{Seed: cfg.seed, ThreadID: thread, RunID: client.NewID()})
 	} else if cfg.message != "" {
 		first = &event.RunAgentInput{ThreadID: client.NewID(), Messages: []event.Message{client.UserMessage(cfg.message)}}
 	}
 	var opts []client.Option
 	if j != nil {
 		opts = append(opts, client.WithJournal(j, func(err error) { fmt.Fprintln(os.Stderr, "desktop: journal:", err) }))
+		if first != nil {
+			fmt.Fprintf(os.Stderr, "desktop: recording thread %s; watch it with: go run ./desktop -journal %s -thread %s\n", first.ThreadID, cfg.journal, first.ThreadID)
+		}
 	}
 	c := client.New(url, opts...)
 	closers = append(closers, c.Close)

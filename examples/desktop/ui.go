@@ -25,7 +25,9 @@ import (
 )
 
 type (
+	// C is Gio's layout context, the argument of every widget.
 	C = layout.Context
+	// D is Gio's dimensions, what every widget returns.
 	D = layout.Dimensions
 )
 
