@@ -31,6 +31,11 @@ const desktopPackages = "gcc libc6-dev pkg-config libwayland-dev libx11-dev libx
 // gioPkgConfig are the pkg-config modules Gio's cgo directives name on Linux.
 var gioPkgConfig = []string{"egl", "wayland-egl", "wayland-client", "wayland-cursor", "x11", "x11-xcb", "xkbcommon", "xkbcommon-x11", "xcursor", "xfixes"}
 
+// gioHeaders are the headers Gio's cgo code includes on Linux, under
+// /usr/include on Debian.
+var gioHeaders = []string{"EGL/egl.h", "X11/Xlib.h", "X11/Xlib-xcb.h", "xkbcommon/xkbcommon-x11.h", "X11/Xcursor/Xcursor.h",
+	"X11/extensions/Xfixes.h", "wayland-client.h", "wayland-egl.h", "vulkan/vulkan.h"}
+
 // desktopMissing says what the desktop module's build lacks; "" when
 // nothing.
 func desktopMissing() string {
@@ -54,8 +59,13 @@ func desktopMissing() string {
 			}
 		}
 	}
-	if _, err := os.Stat("/usr/include/vulkan/vulkan.h"); err != nil {
-		missing = append(missing, "vulkan/vulkan.h")
+	// The headers are stat'ed, not only looked for through pkg-config: go
+	// test caches a result until a file the test opened or stat'ed changes,
+	// so installing the packages makes it run again.
+	for _, h := range gioHeaders {
+		if _, err := os.Stat(filepath.Join("/usr/include", h)); err != nil {
+			missing = append(missing, h)
+		}
 	}
 	return strings.Join(missing, ", ")
 }
