@@ -106,12 +106,6 @@
 // copies the caller may modify. Building the next view costs O(size of the
 // event): the next view shares everything unchanged with this one.
 //
-// The strings a view returns share memory with the stream's other strings:
-// message ids and short texts are packed together into chunks of up to
-// 8 KB, so one kept after the view is dropped keeps its whole chunk alive.
-// A caller that keeps a few strings of many views (the last message id of
-// each of many past sessions) should keep copies (strings.Clone).
-//
 // # Concurrency
 //
 // Views are immutable values: any number of goroutines may read the same

@@ -6,7 +6,7 @@ import (
 
 // A view's state: the counters, the invocation nodes and the cold part, and
 // the read methods the view and the reducer use. How nodes and messages are
-// kept cheap to change is in cache.go.
+// kept cheap to change is in hot.go.
 
 // View is an immutable fold of a stream: package view's View is a defined
 // type of it.
@@ -16,50 +16,8 @@ type View struct{ st State }
 func NewView(st State) *View { return &View{st: st} }
 
 // Next returns a new, unpublished view holding a copy of v's state, for the
-// caller to change and then publish. The view comes from the stream's view
-// slab (see slab): folding an event costs no allocation for the view itself.
-// A view of a detached state (see Detached) is allocated on its own.
-func (v *View) Next() *View {
-	m := v.st.mem
-	if m != nil && m.detached {
-		nv := &View{st: v.st}
-		nv.st.mem = m.aged(v.st.Step)
-		return nv
-	}
-	nv := m.viewSlab().claim()
-	if nv == nil {
-		m = m.withViews(new(slab[View]))
-		nv = m.views.claim()
-	}
-	nv.st = v.st
-	nv.st.mem = m
-	return nv
-}
-
-// Detached returns a new, unpublished view holding a copy of v's state, as
-// Next does, but allocated on its own rather than from the stream's view
-// slab, and whose state no longer points to that slab: it keeps alive only
-// what its own state references, not the superseded views a slab holds.
-// The views folded from it are allocated one at a time too (Next), so that
-// none of them pins a slab either.
-func (v *View) Detached() *View { return v.DetachedInto(nil) }
-
-// Clear empties v, a view that nothing else can reach any more (one the
-// caller made and never published, or no longer needs), so that the memory
-// its state referenced can be collected while v is kept for DetachedInto.
-func (v *View) Clear() { v.st = State{} }
-
-// DetachedInto is Detached in the memory of dst, a view that nothing else
-// can reach and that was itself made by Detached or DetachedInto (see
-// Clear), or, when dst is nil, in a new allocation.
-func (v *View) DetachedInto(dst *View) *View {
-	if dst == nil {
-		dst = new(View)
-	}
-	dst.st = v.st
-	dst.st.mem = v.st.mem.detach(v.st.Step)
-	return dst
-}
+// caller to change and then publish.
+func (v *View) Next() *View { return &View{st: v.st} }
 
 // Data returns the view's state. Callers must not write through it.
 func (v *View) Data() *State { return &v.st }
@@ -99,8 +57,6 @@ type State struct {
 	Root *Inv
 
 	Cold *Cold
-
-	mem *slabs // where the next fold takes its view and hot groups from
 }
 
 // NInvs returns the number of subagent nodes.
@@ -254,3 +210,4 @@ func (d *InvData) EachMsg(fn func(*Msg) bool) {
 		fn(d.MsgAt(int(d.HotPos)))
 	}
 }
+
