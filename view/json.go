@@ -85,12 +85,12 @@ func (v *View) WriteJSON(w io.Writer) error {
 		jw.value(&m) // addressable, as an element of a slice is
 	}
 	jw.raw(`],"state":`)
-	jw.value(json.RawMessage(st.Cold.Rest.Doc.JSON()))
+	jw.value(json.RawMessage(st.Doc().JSON()))
 	jw.raw(`,"pendingInterrupts":`)
 	jw.value(v.PendingInterrupts())
 	jw.raw(`,"runs":[`)
 	first = true
-	for r := range st.Cold.Rest.Runs.Values() {
+	for r := range st.Runs() {
 		jw.sep(&first)
 		jw.value(&jsonRun{
 			ThreadID: exact(r.ThreadID), RunID: exact(r.RunID), Status: RunStatus(r.Status),
@@ -107,7 +107,7 @@ func (v *View) WriteJSON(w io.Writer) error {
 	}
 	jw.raw(`],"diagnostics":[`)
 	first = true
-	for d := range st.Cold.Rest.Diags.Values() {
+	for d := range st.Diags() {
 		jw.sep(&first)
 		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}

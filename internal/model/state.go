@@ -1,7 +1,11 @@
 package model
 
 import (
+	"iter"
+
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
 )
 
 // A view's state: the counters, the invocation nodes and the cold part, and
@@ -211,3 +215,94 @@ func (d *InvData) EachMsg(fn func(*Msg) bool) {
 	}
 }
 
+// NewState returns the state of a new stream: root is the parent agent's
+// node, doc the state document.
+func NewState(root *Inv, doc patch.Document) State {
+	return State{Root: root, Cold: NewCold(doc)}
+}
+
+// The read methods package view answers from: where a value lives in the
+// state is known here only.
+
+// Ended reports whether the end of the stream has been recorded.
+func (s *State) Ended() bool { return s.Cold.Rest.Ended }
+
+// NRuns returns the number of runs.
+func (s *State) NRuns() int { return s.Cold.Rest.Runs.Len() }
+
+// Runs iterates the runs in order.
+func (s *State) Runs() iter.Seq[Run] { return s.Cold.Rest.Runs.Values() }
+
+// LastRun returns the latest run, and false when there is none.
+func (s *State) LastRun() (Run, bool) { return s.Cold.Rest.Runs.Last() }
+
+// Thread returns the threadId of the last run input folded, "" when none
+// named one.
+func (s *State) Thread() string { return s.Cold.Rest.Thread }
+
+// InvKey returns the key of the latest subagent node of id, and false when
+// no event has named it.
+func (s *State) InvKey(id string) (int, bool) { return s.Cold.Rest.InvIDs.Get(id) }
+
+// ListLen returns the number of messages in the AG-UI list.
+func (s *State) ListLen() int { return s.Cold.ListLen() }
+
+// ListMsgs iterates the messages of the AG-UI list in order (see
+// Cold.ListMsgs).
+func (s *State) ListMsgs() iter.Seq2[Loc, *Msg] { return s.Cold.ListMsgs(s.Node) }
+
+// ListedMsg returns the message id of the AG-UI list, nil when the list has
+// none. Callers must not write through it.
+func (s *State) ListedMsg(id string) *Msg {
+	if !s.Cold.Listed(id) {
+		return nil
+	}
+	return s.msgAt(id)
+}
+
+// CallMsg returns the message holding tool call id and the call's index in
+// it, and false when no message holds it.
+func (s *State) CallMsg(id string) (*Msg, int, bool) {
+	holder, hint, ok := s.Cold.CallHolder(id)
+	if !ok {
+		return nil, 0, false
+	}
+	m := s.msgAt(holder)
+	if m == nil {
+		return nil, 0, false
+	}
+	if i := m.Calls().Find(id, hint); i >= 0 {
+		return m, i, true
+	}
+	return nil, 0, false
+}
+
+// msgAt returns message id where it lives, nil when it lives nowhere.
+func (s *State) msgAt(id string) *Msg {
+	loc, ok := s.Cold.MsgLoc(id)
+	if !ok {
+		return nil
+	}
+	return s.Node(loc.Inv).MsgAt(loc.Pos)
+}
+
+// Doc returns the run-scoped state document.
+func (s *State) Doc() patch.Document { return s.Cold.Rest.Doc }
+
+// DocChangedBy returns who last changed the state document, and false when
+// nothing has.
+func (s *State) DocChangedBy() (Owner, bool) { return s.Cold.Rest.DocBy, s.Cold.Rest.DocSet }
+
+// Pending returns the interrupts awaiting an answer. Callers must not write
+// through it.
+func (s *State) Pending() []event.Interrupt { return s.Cold.Rest.Pending }
+
+// NDiags returns the number of diagnostics kept.
+func (s *State) NDiags() int { return s.Cold.Rest.Diags.Len() }
+
+// Diags iterates the diagnostics kept, in the order of the events they
+// concern.
+func (s *State) Diags() iter.Seq[Diag] { return s.Cold.Rest.Diags.Values() }
+
+// Violations returns the number of refused events recorded.
+func (s *State) Violations() int { return s.Cold.Rest.Violating }

@@ -223,7 +223,7 @@ func TestTableChunkPages(t *testing.T) {
 			t.Errorf("a chunk of %d entries of %d bytes (%s) is %d bytes: not whole pages above 32 KB", 1<<tc.bits, tc.size, tc.name, n)
 		}
 	}
-	if got := TableEntrySize[[3]uint32](); got != 24 {
+	if got := TableEntrySize[[3]uint32](); strconv.IntSize == 64 && got != 24 {
 		t.Errorf("an entry of a 12-byte value aligned to 4 is %d bytes, not 24: the key is no longer a pointer and a 32-bit length", got)
 	}
 }
