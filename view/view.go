@@ -215,7 +215,10 @@ func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
 // that finished otherwise). Each carries the subagent that raised it. The
 // slice is a fresh copy.
 func (v *View) PendingInterrupts() []event.Interrupt {
-	return cloneInterrupts(v.st().Pending())
+	if out := model.CloneInterrupts(v.st().Pending()); out != nil {
+		return out
+	}
+	return []event.Interrupt{}
 }
 
 // Diagnostics returns every violation and warning recorded, in the order of
@@ -299,12 +302,12 @@ func runOf(r *model.Run) Run {
 		EndIndex:    r.End,
 	}
 	if r.Interrupts != nil {
-		out.Interrupts = cloneInterrupts(r.Interrupts)
+		out.Interrupts = model.CloneInterrupts(r.Interrupts)
 	}
 	if r.Outcome != nil {
 		o := *r.Outcome
 		o.PendingToolCallIDs = slices.Clone(o.PendingToolCallIDs)
-		o.Interrupts = cloneInterrupts(o.Interrupts)
+		o.Interrupts = model.CloneInterrupts(o.Interrupts)
 		out.Outcome = &o
 	}
 	return out
@@ -397,19 +400,3 @@ func cloneStr(s *string) *string {
 	return &c
 }
 
-func cloneInterrupts(in []event.Interrupt) []event.Interrupt {
-	if in == nil {
-		return []event.Interrupt{}
-	}
-	out := make([]event.Interrupt, len(in))
-	for i, x := range in {
-		x.Message = cloneStr(x.Message)
-		x.ToolCallID = cloneStr(x.ToolCallID)
-		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
-		x.ExpiresAt = cloneStr(x.ExpiresAt)
-		x.Metadata = bytes.Clone(x.Metadata)
-		x.Subagent = cloneStr(x.Subagent)
-		out[i] = x
-	}
-	return out
-}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"unsafe"
 
@@ -720,6 +721,24 @@ func CloneUsage(in []event.TokenUsage) []event.TokenUsage {
 			}
 		}
 		out[i] = u
+	}
+	return out
+}
+
+// CloneInterrupts returns a deep copy of interrupts (nil stays nil).
+func CloneInterrupts(in []event.Interrupt) []event.Interrupt {
+	if in == nil {
+		return nil
+	}
+	out := make([]event.Interrupt, len(in))
+	for i, x := range in {
+		x.Message = cloneStr(x.Message)
+		x.ToolCallID = cloneStr(x.ToolCallID)
+		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
+		x.ExpiresAt = cloneStr(x.ExpiresAt)
+		x.Metadata = bytes.Clone(x.Metadata)
+		x.Subagent = cloneStr(x.Subagent)
+		out[i] = x
 	}
 	return out
 }
