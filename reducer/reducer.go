@@ -312,6 +312,9 @@ type folder struct {
 	more       []dirtyNode
 	diags      []model.Diag
 	remembered *lookups // a Builder's remembered lookups, or nil
+	// replaceList: a MESSAGES_SNAPSHOT rebuilds the list even when it
+	// restates it (tests compare the two ways).
+	replaceList bool
 }
 
 // openMsg returns the open text or reasoning message id, as the kind's open
