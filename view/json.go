@@ -13,7 +13,8 @@ import (
 
 // The JSON form, written by WriteJSON; see the package documentation. Every
 // key is always written, in the order of the documentation: events,
-// messages, state, pendingInterrupts, runs, invocations, diagnostics.
+// messages, state, pendingInterrupts, runs, invocations, diagnostics, and
+// diagnosticsOmitted when it is not 0.
 
 type jsonRun struct {
 	ThreadID exact                     `json:"threadId"`
@@ -111,7 +112,12 @@ func (v *View) WriteJSON(w io.Writer) error {
 		jw.sep(&first)
 		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}
-	jw.raw(`]}`)
+	jw.raw(`]`)
+	if n := st.DiagsOmitted(); n > 0 {
+		jw.raw(`,"diagnosticsOmitted":`)
+		jw.value(n)
+	}
+	jw.raw(`}`)
 	return jw.err
 }
 

@@ -221,8 +221,10 @@ func (v *View) PendingInterrupts() []event.Interrupt {
 	return []event.Interrupt{}
 }
 
-// Diagnostics returns every violation and warning recorded, in the order of
-// the events they concern. The slice is a fresh copy.
+// Diagnostics returns the violations and warnings recorded, in the order
+// of the events they concern: all of them, or, past 2,000, the first 1,000
+// and the last 1,000 (DiagnosticsOmitted counts the others, which the view
+// does not keep). The slice is a fresh copy.
 func (v *View) Diagnostics() []Diagnostic {
 	st := v.st()
 	out := make([]Diagnostic, 0, st.NDiags())
@@ -232,8 +234,15 @@ func (v *View) Diagnostics() []Diagnostic {
 	return out
 }
 
-// ViolationCount returns the number of refused events recorded in the
-// diagnostics.
+// DiagnosticsOmitted returns the number of diagnostics recorded but left
+// out of Diagnostics: those after the first 1,000 and before the last
+// 1,000 of a stream that has more than 2,000. A view keeps no more than
+// those, so that a stream refused event after event holds a view of
+// bounded size.
+func (v *View) DiagnosticsOmitted() int { return v.st().DiagsOmitted() }
+
+// ViolationCount returns the number of refused events recorded, those
+// DiagnosticsOmitted counts included.
 func (v *View) ViolationCount() int { return v.st().Violations() }
 
 // RunStatus is the status of a run.
@@ -399,4 +408,3 @@ func cloneStr(s *string) *string {
 	c := *s
 	return &c
 }
-

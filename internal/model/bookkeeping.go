@@ -603,8 +603,8 @@ type Rest struct {
 	DocSet  bool           // DocBy is meaningful
 	Pending []event.Interrupt
 
-	Diags     persist.Vector[Diag]
-	Violating int // violations recorded
+	Diags     *DiagLog // nil: none
+	Violating int      // violations recorded
 	Thinking  Thinking
 }
 

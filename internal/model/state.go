@@ -297,12 +297,15 @@ func (s *State) DocChangedBy() (Owner, bool) { return s.Cold.Rest.DocBy, s.Cold.
 // through it.
 func (s *State) Pending() []event.Interrupt { return s.Cold.Rest.Pending }
 
-// NDiags returns the number of diagnostics kept.
+// NDiags returns the number of diagnostics kept (see DiagsKept).
 func (s *State) NDiags() int { return s.Cold.Rest.Diags.Len() }
 
 // Diags iterates the diagnostics kept, in the order of the events they
 // concern.
-func (s *State) Diags() iter.Seq[Diag] { return s.Cold.Rest.Diags.Values() }
+func (s *State) Diags() iter.Seq[Diag] { return s.Cold.Rest.Diags.All() }
+
+// DiagsOmitted returns the number of diagnostics recorded but not kept.
+func (s *State) DiagsOmitted() int { return s.Cold.Rest.Diags.Omitted() }
 
 // Violations returns the number of refused events recorded.
 func (s *State) Violations() int { return s.Cold.Rest.Violating }
