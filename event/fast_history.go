@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -441,12 +442,22 @@ func knownRoleOf(r []byte) Role {
 // messages decodes the array of messages at data[i], depth levels deep;
 // the result is never nil.
 func (h *histScan) messages(i, depth int) ([]Message, int, bool) {
-	out := []Message{}
+	// Room for as many messages as "role" keys lie ahead (every message
+	// has one; a key is never inside a string, where its quotes would be
+	// escaped), but no more than one per 32 bytes, so that crafted input
+	// reserves no more than a few times its size: growing the slice would
+	// copy the messages decoded so far again and again, which in a history
+	// of thousands costs as much as decoding them.
+	rest := h.data[i:]
+	out := make([]Message, 0, min(bytes.Count(rest, roleKey), len(rest)/32))
 	end, ok := h.array(i, func(v int) (int, bool) {
 		return h.message(v, depth+1, &out)
 	})
 	return out, end, ok
 }
+
+// roleKey is a message's role key as JSON writes it.
+var roleKey = []byte(`"role"`)
 
 // Members of a RunAgentInput, by index, and of its tools and context.
 const (

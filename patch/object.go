@@ -15,6 +15,13 @@ import (
 // with an insertion sequence number: get, set and delete cost O(log32 n) and
 // copy only the trie nodes on the path; encoding sorts the entries by their
 // sequence number once.
+//
+// The trie is not internal/persist's Map: each of its nodes keeps the
+// largest height of the values below it (hnode.h), so that a member set
+// deep in a large object gives the object's height, which the nesting
+// limit checks on every patch, in O(log32 n) rather than a scan of the
+// members. persist.Map has no per-node aggregate, and giving it one would
+// cost every map of the view model a field and its upkeep.
 type object struct {
 	small   []member // members in order, when root is nil
 	root    *hnode   // the trie, for large objects

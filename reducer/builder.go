@@ -27,17 +27,8 @@ type Builder struct {
 	// out; the invocation nodes and the cold part it made since then (their
 	// version or stamp after frozen, the step of that view) may change in
 	// place, by streamed deltas only.
-	owned  bool
-	frozen uint64
-	// detached: cur was made by DetachedInto, not taken from a view slab (as
-	// the views of refusals and End are), so that keeping it as the spare
-	// keeps no slab alive.
-	detached bool
-	// spare is a view this Builder made by DetachedInto, never handed out
-	// and then replaced: the next full-path fold or delta after a view
-	// handed out folds into its memory rather than a new allocation. Nil
-	// when there is none.
-	spare      *model.View
+	owned      bool
+	frozen     uint64
 	remembered lookups   // lookups remembered for streamed deltas
 	sm         streams   // where streamed deltas went
 	buf        [512]byte // decoded text of an escaped delta read in place
@@ -63,7 +54,7 @@ func (b *Builder) Fold(e event.Event) error {
 	}
 	if e == nil {
 		viol := nilEvent(b.cur)
-		b.replace(record(b.cur, viol), false)
+		b.replace(record(b.cur, viol))
 		return viol
 	}
 	return b.fold(e)
@@ -84,7 +75,7 @@ func (b *Builder) foldWire(d delta, text string, data []byte, decode func([]byte
 	e, err := decode(data)
 	if err != nil {
 		nv, viol := refuseJSON(b.cur, err)
-		b.replace(nv, false)
+		b.replace(nv)
 		if viol == nil {
 			return nil // an unknown type, skipped with a warning
 		}
@@ -95,42 +86,27 @@ func (b *Builder) foldWire(d delta, text string, data []byte, decode func([]byte
 
 // Refuse counts one wire event that could not be folded, as Refuse does.
 func (b *Builder) Refuse(t event.Type, err error) {
-	b.replace(Refuse(b.cur, t, err), false)
+	b.replace(Refuse(b.cur, t, err))
 }
 
 // End records the end of the stream, as End does, and returns the final
 // view, as View does.
 func (b *Builder) End(cause error) *view.View {
 	if nv := End(b.cur, cause); nv != b.cur {
-		b.replace(nv, false)
+		b.replace(nv)
 	}
 	return b.View()
 }
 
-// replace makes v, a view this Builder made, the current one; detached says
-// whether DetachedInto made it. The view it replaces becomes the spare when
-// DetachedInto made it and no view handed out is it.
-func (b *Builder) replace(v *view.View, detached bool) {
-	if b.owned && b.detached {
-		b.keepSpare((*model.View)(b.cur))
-	}
-	b.cur, b.owned, b.detached = v, true, detached
-}
-
-// takeSpare returns a copy of the current view made by DetachedInto, in the
-// spare's memory when there is one.
-func (b *Builder) takeSpare() *model.View {
-	v := (*model.View)(b.cur).DetachedInto(b.spare)
-	b.spare = nil
-	return v
-}
+// replace makes v, a view this Builder made, the current one.
+func (b *Builder) replace(v *view.View) { b.cur, b.owned = v, true }
 
 // deltaFolder returns the view to fold the delta d into (the current one
-// when the Builder owns it, else a copy from takeSpare) and a folder for it.
+// when the Builder owns it, else a copy of it) and a folder for it.
 func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 	nv := (*model.View)(b.cur)
 	if !b.owned {
-		nv = b.takeSpare()
+		nv = nv.Next()
 	}
 	f := newFolder(nv, t)
 	f.remembered = &b.remembered
@@ -138,21 +114,14 @@ func (b *Builder) deltaFolder(t event.Type) (*model.View, folder) {
 }
 
 // fold folds e as Fold does: every event but a streamed delta takes the one
-// fold the rules know. The new view is not taken from the stream's view
-// slab, and its state no longer points to one (DetachedInto): a slab keeps
-// its superseded views alive until it is used up, and a Builder, whose
-// deltas make no views, would use one up slowly, keeping a replaced state
-// document alive meanwhile. It is the spare view when there is one, else an
-// allocation of its own (see replace).
+// fold the rules know.
 func (b *Builder) fold(e event.Event) error {
-	dst := b.takeSpare()
-	nv, viol := foldInto(dst, e)
+	nv, viol := fold(b.cur, e)
 	if viol != nil {
-		b.replace(record(b.cur, viol), false)
-		b.keepSpare(dst)
+		b.replace(record(b.cur, viol))
 		return viol
 	}
-	b.replace(nv, true)
+	b.replace(nv)
 	b.rememberOpened(e)
 	return nil
 }
@@ -167,13 +136,6 @@ func (b *Builder) rememberOpened(e event.Event) {
 	case *event.ReasoningMessageStart:
 		b.remember(delta{t: event.TypeReasoningMessageContent, id: e.MessageID})
 	}
-}
-
-// keepSpare keeps v, a view nothing else can reach, as the spare view,
-// emptied so that it keeps alive nothing of the state it held.
-func (b *Builder) keepSpare(v *model.View) {
-	v.Clear()
-	b.spare = v
 }
 
 // inPlace folds d into the Builder's view in place. It reports false,
@@ -191,14 +153,11 @@ func (b *Builder) inPlace(d delta, text string) bool {
 	}
 	nv, f := b.deltaFolder(d.t)
 	if !f.foldIn(d, text) { // it checks everything before it changes anything
-		if nv != (*model.View)(b.cur) {
-			b.keepSpare(nv) // nothing changed, nothing reaches it
-		}
 		return false
 	}
 	f.commit()
 	if nv != (*model.View)(b.cur) {
-		b.replace(publish(nv), true)
+		b.replace(publish(nv))
 	}
 	if d.t == event.TypeToolCallArgs {
 		b.rememberArgs(d, text)

@@ -12,7 +12,7 @@ import (
 
 // TestConcurrentBranches folds continuations of the same published views
 // from several goroutines at once, while another reads every view (run it
-// with -race): branches share text buffers, slabs and nodes with the views
+// with -race): branches share text buffers, tables and nodes with the views
 // they start from, and each must still reach the result of folding from
 // scratch, with no published view changing meanwhile.
 func TestConcurrentBranches(t *testing.T) {

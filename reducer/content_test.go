@@ -52,7 +52,7 @@ func FuzzResultContent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		sent, text, isText, other := resultContent(nil, raw)
+		sent, text, isText, other := resultContent(raw)
 		if sent != string(raw) {
 			t.Fatalf("resultContent(%q) keeps %q for the call", raw, sent)
 		}

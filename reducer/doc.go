@@ -103,15 +103,10 @@
 // follow the last result inserted after the call's message (none, unless
 // history put some there). A streamed delta into a tool call costs O(log
 // calls its message holds). On the shared benchmark workloads a streamed
-// text delta folded with Reduce costs one small allocation and two objects
-// taken from slabs;
-// read by FoldJSON from its wire bytes it allocates no event and no string
-// (the ids are only looked up), and folded by a Builder it allocates
-// nothing but room for its text. The short strings a view keeps (message
-// and tool call ids, texts of one delta) are copied into chunks of up to
-// 8 KB (the first 128 bytes, each next one twice the last) that a stream's
-// views share, each costing its bytes alone; a chunk is freed once no view
-// holds any of its strings.
+// text delta folded with Reduce costs three small allocations (the view,
+// the changed invocation node and its hot group); read by FoldJSON from its
+// wire bytes it allocates no event and no string (the ids are only looked
+// up), and folded by a Builder it allocates nothing but room for its text.
 //
 // # Concurrency
 //
@@ -120,8 +115,7 @@
 // own, so any number of goroutines may call them, on the same view or on
 // different ones. (The only memory they write that an earlier view can
 // reach is spare room no view can see yet, such as the free part of a text
-// buffer, of the message index's table or of the stream's string arena,
-// claimed atomically by one fold,
+// buffer or of the message index's table, claimed atomically by one fold,
 // and the Bloom filter of that index, which only ever gains bits,
 // atomically: an earlier view then walks its index for a few more absent
 // keys, and reads the same.) A

@@ -124,9 +124,6 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 		r.Doc, r.DocBy, r.DocSet = doc, model.Owner{}, false
 	}
 	f.commit()
-	if len(in.State)+messagesBytes(in.Messages) >= bulkyBytes {
-		nv.Data().RetireSlabs() // as for a bulky event (see bulky)
-	}
 	return publish(nv), nil
 }
 

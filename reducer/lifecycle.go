@@ -86,7 +86,7 @@ func (f *folder) runFinished(e *event.RunFinished) *Violation {
 			r.Interrupts = outcome.Interrupts
 		}
 	})
-	f.writeRest().Pending = cloneInterrupts(pending)
+	f.writeRest().Pending = model.CloneInterrupts(pending)
 	f.setRootStatus(root)
 	f.settleContinued(func(id string) model.InvStatus {
 		for _, in := range pending {
@@ -406,30 +406,13 @@ func sortedKeys[V any](m persist.Map[V]) []string {
 	return ks
 }
 
-func cloneInterrupts(in []event.Interrupt) []event.Interrupt {
-	if in == nil {
-		return nil
-	}
-	out := make([]event.Interrupt, len(in))
-	for i, x := range in {
-		x.Message = cloneStr(x.Message)
-		x.ToolCallID = cloneStr(x.ToolCallID)
-		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
-		x.ExpiresAt = cloneStr(x.ExpiresAt)
-		x.Metadata = bytes.Clone(x.Metadata)
-		x.Subagent = cloneStr(x.Subagent)
-		out[i] = x
-	}
-	return out
-}
-
 func cloneRunOutcome(o *event.RunFinishedOutcome) *event.RunFinishedOutcome {
 	if o == nil {
 		return nil
 	}
 	c := *o
 	c.PendingToolCallIDs = slices.Clone(o.PendingToolCallIDs)
-	c.Interrupts = cloneInterrupts(o.Interrupts)
+	c.Interrupts = model.CloneInterrupts(o.Interrupts)
 	return &c
 }
 

@@ -3,6 +3,7 @@ package reducer
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agview/agview/event"
@@ -208,16 +209,15 @@ func scanString(raw []byte) (escaped, ok bool) {
 
 // resultContent reads a tool result's content into what its tool message
 // holds (see content) and what its call keeps: the content as sent, in its
-// own bytes (in strs, the stream's arena, when short), which the message's
-// text shares when the content is a JSON string without escapes (the text
-// is then the literal's body).
-func resultContent(strs *persist.Arena, raw json.RawMessage) (sent string, text persist.Text, isText bool, other json.RawMessage) {
+// own bytes, which the message's text shares when the content is a JSON
+// string without escapes (the text is then the literal's body).
+func resultContent(raw json.RawMessage) (sent string, text persist.Text, isText bool, other json.RawMessage) {
 	if escaped, ok := scanString(raw); ok && !escaped {
-		sent = strs.CloneBytes(raw)
+		sent = string(raw)
 		return sent, persist.TextOf(sent[1 : len(sent)-1]), true, nil
 	}
 	text, isText, other = content(raw)
-	return strs.CloneBytes(raw), text, isText, other
+	return string(raw), text, isText, other
 }
 
 func isHex4(b []byte) bool {
@@ -314,11 +314,10 @@ func (f *folder) msgStart(k *msgKind, id string, role *event.Role, name *string,
 		if role != nil {
 			r = *role
 		}
-		// The id is a copy of its own, in the stream's arena: the decoder's
-		// string shares one allocation with the event's other strings (role,
-		// tag, name), which the view would otherwise keep for as long as
-		// the message.
-		id = f.st.Strings().Clone(id)
+		// The id is a copy of its own: the decoder's string shares one
+		// allocation with the event's other strings (role, tag, name),
+		// which the view would otherwise keep for as long as the message.
+		id = strings.Clone(id)
 		m := model.NewMsg(id, r, f.msgInfo(tag, cloneStr(name), meta))
 		m.HasText, m.Status = true, model.EntOpen
 		loc = f.place(m, record, true, nil, &idx)
@@ -426,9 +425,8 @@ func (f *folder) closeMsg(id string, o model.Open, meta json.RawMessage) {
 		c.SetInfo(&info)
 	}
 	c.Status = model.EntClosed
-	// The text is complete: give back the room its buffer kept to grow, and
-	// a short one's size-class rounding (see persist.Text.CompactIn).
-	c.Text = c.Text.CompactIn(f.st.Strings())
+	// The text is complete: give back the room its buffer kept to grow.
+	c.Text = c.Text.Compact()
 	f.putMsg(o.Loc, &c)
 }
 
@@ -512,10 +510,8 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	default:
 		owner = model.Parent
 	}
-	// The strings the view keeps are copies of their own, in the stream's
-	// arena (see msgStart).
-	strs := f.st.Strings()
-	id = strs.Clone(id)
+	// The strings the view keeps are copies of their own (see msgStart).
+	id = strings.Clone(id)
 	var newOwner *model.Owner // the owner to record, when none is
 	if !known {
 		newOwner = &owner
@@ -529,7 +525,7 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 		c := holder.Calls().At(idx).WithInfo()
 		if c.Name != name {
 			f.warn(ruleApply, "tool call '%s' reopened under the name '%s' (was '%s'); renamed", id, name, c.Name)
-			c.Name = strs.Clone(name)
+			c.Name = strings.Clone(name)
 		}
 		c.Status = model.EntOpen
 		c.Info.Meta = c.Info.Meta.Merge(meta)
@@ -560,9 +556,9 @@ func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, 
 	case target == id:
 		target = id // the call's copy
 	default:
-		target = strs.Clone(target)
+		target = strings.Clone(target)
 	}
-	c := &model.Call{ID: id, Name: strs.Clone(name), Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
+	c := &model.Call{ID: id, Name: strings.Clone(name), Status: model.EntOpen, Info: model.CallInfoOf(nil, meta)}
 	idx := 0
 	if exists {
 		h := *tm
@@ -637,8 +633,8 @@ func (f *folder) toolEnd(id string, tag model.Owner, meta json.RawMessage) *Viol
 		}
 		c.Status = model.EntClosed
 		// The arguments are complete: give back the room their buffer kept
-		// to grow, and short ones' size-class rounding.
-		c.Args = c.Args.CompactIn(f.st.Strings())
+		// to grow.
+		c.Args = c.Args.Compact()
 		f.putCall(&holder, o.Loc, o.Idx, &c)
 	}
 	return nil
@@ -652,12 +648,10 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 	if e.Role != nil {
 		role = *e.Role
 	}
-	// The strings the view keeps are copies of their own, in the stream's
-	// arena: the decoder's share one allocation with the event's others
-	// (see msgStart).
-	strs := f.st.Strings()
-	id := strs.Clone(e.MessageID)
-	sent, text, isText, other := resultContent(strs, e.Content)
+	// The strings the view keeps are copies of their own: the decoder's
+	// share one allocation with the event's others (see msgStart).
+	id := strings.Clone(e.MessageID)
+	sent, text, isText, other := resultContent(e.Content)
 	// Insert right after the message holding the call, after the tool
 	// messages already following it; append when no message holds it.
 	holder, hloc, idx, held := f.call(e.ToolCallID)
@@ -698,7 +692,7 @@ func (f *folder) toolResult(e *event.ToolCallResult, tag model.Owner) *Violation
 		// version of it to the message alone.
 		info = model.ToolInfo(f.tagOf(tag), &answered.ID, e.Metadata)
 	} else {
-		info = model.ToolInfoCopy(f.tagOf(tag), strs.Clone(e.ToolCallID), e.Metadata)
+		info = model.ToolInfoCopy(f.tagOf(tag), strings.Clone(e.ToolCallID), e.Metadata)
 	}
 	m := model.NewMsg(id, role, info)
 	m.Text, m.HasText = text, isText

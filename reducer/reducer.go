@@ -257,57 +257,7 @@ func foldInto(nv *model.View, e event.Event) (*view.View, *Violation) {
 	if err := f.fold(e); err != nil {
 		return nil, err
 	}
-	if bulky(e) {
-		nv.Data().RetireSlabs()
-	}
 	return publish(nv), nil
-}
-
-// bulkyBytes is the payload size from which an event is bulky (see bulky).
-const bulkyBytes = 64 << 10
-
-// bulky reports whether e carries at least bulkyBytes of JSON that the
-// view keeps in place of what it held (a snapshot, a patch, a run's input).
-// The views folded after it take new slabs (model.State.RetireSlabs): a
-// slab keeps its superseded views alive until it is used up, and with them
-// every part they referenced, so a run of large snapshots would keep up to
-// 63 of them alive where one is current. Bulky events are rare and each
-// brings more bytes than a slab costs.
-func bulky(e event.Event) bool {
-	n := 0
-	switch e := e.(type) {
-	case *event.StateSnapshot:
-		n = len(e.Snapshot)
-	case *event.StateDelta:
-		n = len(e.Delta)
-	case *event.ActivitySnapshot:
-		n = len(e.Content)
-	case *event.ActivityDelta:
-		n = len(e.Patch)
-	case *event.MessagesSnapshot:
-		n = messagesBytes(e.Messages)
-	case *event.RunStarted:
-		if e.Input != nil {
-			n = len(e.Input.State) + messagesBytes(e.Input.Messages)
-		}
-	}
-	return n >= bulkyBytes
-}
-
-// messagesBytes returns the bytes of the contents and tool call arguments
-// of msgs, stopping once they reach bulkyBytes.
-func messagesBytes(msgs []event.Message) int {
-	n := 0
-	for i := range msgs {
-		n += len(msgs[i].Content)
-		for _, tc := range msgs[i].ToolCalls {
-			n += len(tc.Function.Arguments)
-		}
-		if n >= bulkyBytes {
-			break
-		}
-	}
-	return n
 }
 
 func nilEvent(v *view.View) *Violation {
@@ -362,6 +312,9 @@ type folder struct {
 	more       []dirtyNode
 	diags      []model.Diag
 	remembered *lookups // a Builder's remembered lookups, or nil
+	// replaceList: a MESSAGES_SNAPSHOT rebuilds the list even when it
+	// restates it (tests compare the two ways).
+	replaceList bool
 }
 
 // openMsg returns the open text or reasoning message id, as the kind's open

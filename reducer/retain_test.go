@@ -27,9 +27,8 @@ func heapBytes() uint64 {
 
 // TestBuilderLetsGoOfReplacedData checks that a Builder folding on, without
 // handing out a view, does not keep alive a large state document or message
-// that a later event replaced (neither in what it reuses from fold to fold
-// nor in views kept by an allocation slab, which the views of refused
-// events come from). (Not parallel: it measures the heap.)
+// that a later event replaced, whether or not refused events came between.
+// (Not parallel: it measures the heap.)
 func TestBuilderLetsGoOfReplacedData(t *testing.T) {
 	const big = 4 << 20
 	payload := strings.Repeat("x", big)
@@ -57,8 +56,7 @@ func TestBuilderLetsGoOfReplacedData(t *testing.T) {
 	}
 }
 
-// letsGo folds large, then refusals refused events (whose views come from
-// an allocation slab), then small, which replaces what large held, and 100
+// letsGo folds large, then refusals refused events, then small, which replaces what large held, and 100
 // deltas, and fails when the heap still holds about big bytes more than
 // before large.
 func letsGo(t *testing.T, largeLine, small string, refusals, big int) {
@@ -87,14 +85,10 @@ func letsGo(t *testing.T, largeLine, small string, refusals, big int) {
 	runtime.KeepAlive(b)
 }
 
-// TestFoldLetsGoOfReplacedSnapshots checks that the pure fold, which takes
-// each view from a slab of the stream's, does not keep alive the large
-// snapshots that later ones replaced: the superseded views a slab holds
-// reference them (before RetireSlabs, eight 1 MB snapshots kept about 8 MB
-// alive after a ninth emptied the list; a store, which folds with Fold,
-// could keep 63 events' worth of them). It keeps at most the last one,
-// which the views folded after it share a slab with. (Not parallel: it
-// measures the heap.)
+// TestFoldLetsGoOfReplacedSnapshots checks that the pure fold does not keep
+// alive the large snapshots that later ones replaced (a store folds with
+// Fold, and keeps only its latest view). (Not parallel: it measures the
+// heap.)
 func TestFoldLetsGoOfReplacedSnapshots(t *testing.T) {
 	const big, n = 1 << 20, 8
 	payload := strings.Repeat("x", big)

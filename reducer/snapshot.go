@@ -166,6 +166,9 @@ func (f *folder) relink(m *model.Msg, prior map[string]*model.Call, results map[
 // every other local message is removed, and the snapshot's new messages are
 // appended in order. Owners are overwritten (R25).
 func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
+	if !f.replaceList && f.restated(e.Messages) {
+		return nil
+	}
 	snap := make(map[string]*event.Message, len(e.Messages))
 	hasActivity, hasReasoning := false, false
 	for i := range e.Messages {
@@ -185,15 +188,7 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 	// What the snapshot cannot restate about the calls it keeps (spawned
 	// subagents, results): read before any message is replaced.
 	prior := f.priorCalls(e.Messages)
-	var results map[string]*event.Message
-	for i := range e.Messages {
-		if hm := &e.Messages[i]; isResult(hm) {
-			if results == nil {
-				results = make(map[string]*event.Message)
-			}
-			results[*hm.ToolCallID] = hm
-		}
-	}
+	results := resultsOf(e.Messages)
 
 	// The list as it is now: where each message lives was in it, so every
 	// one of them is appended again or dropped below (see model.ListReset).
@@ -246,6 +241,192 @@ func (f *folder) messagesSnapshot(e *event.MessagesSnapshot) *Violation {
 	}
 	f.relocateOpen()
 	return nil
+}
+
+// resultsOf returns the last tool message of msgs naming each tool call,
+// keyed by the call's id; nil when none.
+func resultsOf(msgs []event.Message) map[string]*event.Message {
+	var results map[string]*event.Message
+	for i := range msgs {
+		if hm := &msgs[i]; isResult(hm) {
+			if results == nil {
+				results = make(map[string]*event.Message)
+			}
+			results[*hm.ToolCallID] = hm
+		}
+	}
+	return results
+}
+
+// restated folds a snapshot that restates the list as it is, in order and
+// unchanged, then new messages (a conversation's next run, which a server
+// opens with the whole history): the held messages stay as they are, and
+// only the new ones are built, as messagesSnapshot would build them. It
+// compares ids and bytes before it builds or changes anything, and reports
+// false, having changed nothing, when msgs does not restate the list or a
+// new message's id is not new (messagesSnapshot then folds it).
+//
+// The result is messagesSnapshot's: a held message it would replace by
+// msgs' version equals that version (same id, role, members, content and
+// tool calls, closed, with the results msgs gives its calls), the holders
+// of the held calls stay, and the owners are recorded as msgs says (R25).
+// The held calls keep the tool result that last answered them (see
+// lastResult), which messagesSnapshot forgets because it rebuilds the
+// list: in a list left in its order, the results that follow a call's
+// message are those that followed it, so a result walks to the same
+// place either way.
+func (f *folder) restated(msgs []event.Message) bool {
+	held := f.st.Cold.ListLen()
+	if held > len(msgs) {
+		return false
+	}
+	fresh := msgs[held:]
+	if !f.newIDs(fresh) {
+		return false
+	}
+	results := resultsOf(msgs)
+	open := f.st.Cold.Open.Tool
+	i, same := 0, true
+	for _, m := range f.st.Cold.ListMsgs(f.peek) {
+		if !sameAsHistory(m, &msgs[i], results, open) {
+			same = false
+			break
+		}
+		i++
+	}
+	if !same {
+		return false
+	}
+	for i := range msgs[:held] {
+		if hm := &msgs[i]; !f.ownedBySnapshot(hm) {
+			f.own(hm, true)
+		}
+	}
+	prior := f.priorCalls(fresh)
+	for i := range fresh {
+		hm := &fresh[i]
+		f.own(hm, true)
+		nm := f.fromHistory(hm)
+		f.relink(nm, prior, results)
+		f.appendMsg(nm, nil)
+		f.holdCalls(nm)
+	}
+	f.relocateOpen()
+	return true
+}
+
+// newIDs reports whether the ids of msgs are distinct and none of them is
+// in the list.
+func (f *folder) newIDs(msgs []event.Message) bool {
+	var seen map[string]bool
+	if len(msgs) > 1 {
+		seen = make(map[string]bool, len(msgs))
+	}
+	for i := range msgs {
+		id := msgs[i].ID
+		if f.st.Cold.Listed(id) || seen[id] {
+			return false
+		}
+		if seen != nil {
+			seen[id] = true
+		}
+	}
+	return true
+}
+
+// ownedBySnapshot reports whether the owners recorded for a history
+// message and its tool calls are those own(hm, true) records.
+func (f *folder) ownedBySnapshot(hm *event.Message) bool {
+	owner := tagOwner(hm.Subagent)
+	if rec, ok := f.st.Cold.MsgOwner(hm.ID); !ok || rec != (model.OwnerRec{Owner: owner, Kind: model.KindOf(hm.Role), Replayed: true}) {
+		return false
+	}
+	for _, tc := range hm.ToolCalls {
+		if o, ok := f.st.Cold.CallOwner(tc.ID); !ok || o != owner {
+			return false
+		}
+	}
+	return true
+}
+
+// sameAsHistory reports whether m, a held message, is what fromHistory and
+// relink make of hm (results: the snapshot's last tool message naming each
+// call; open: the open tool calls), but for which tool result last
+// answered its calls.
+// An activity message, and a message or call still open or abandoned,
+// never is.
+func sameAsHistory(m *model.Msg, hm *event.Message, results map[string]*event.Message, open persist.Map[model.OpenCall]) bool {
+	if m.ID != hm.ID || m.Role() != hm.Role || hm.Role == event.RoleActivity || !closed(m.Status) {
+		return false
+	}
+	i := m.Info()
+	if !sameStr(i.Tag, hm.Subagent) || !sameStr(i.Name, hm.Name) || !sameStr(i.ToolCallID, hm.ToolCallID) ||
+		!sameStr(i.Error(), hm.Error) || !sameStr(i.ActivityType(), hm.ActivityType) ||
+		!sameStr(i.EncryptedValue(), hm.EncryptedValue) || !sameMeta(i.Meta(), hm.Metadata) {
+		return false
+	}
+	switch {
+	case m.HasDoc:
+		return false
+	case m.HasText:
+		escaped, ok := scanString(hm.Content)
+		if !ok {
+			return false
+		}
+		if !escaped {
+			if string(hm.Content[1:len(hm.Content)-1]) != m.Text.String() {
+				return false
+			}
+		} else if text, isText, _ := content(hm.Content); !isText || text.String() != m.Text.String() {
+			return false
+		}
+	case i.Raw() != nil:
+		if len(hm.Content) == 0 || hm.Content[0] == '"' || !bytes.Equal(i.Raw(), hm.Content) {
+			return false
+		}
+	case len(hm.Content) != 0:
+		return false
+	}
+	calls := m.Calls()
+	if m.HasCalls != (hm.ToolCalls != nil) || calls.Len() != len(hm.ToolCalls) {
+		return false
+	}
+	for j := range hm.ToolCalls {
+		c, tc := calls.At(j), &hm.ToolCalls[j]
+		if c.ID != tc.ID || c.Name != tc.Function.Name || c.Args.String() != tc.Function.Arguments ||
+			!sameStr(c.Info.EncryptedValue, tc.EncryptedValue) || !sameMeta(c.Info.Meta, tc.Metadata) ||
+			!closed(c.Status) || open.Has(c.ID) {
+			return false
+		}
+		if r, ok := results[c.ID]; ok && (!c.HasResult || c.Result != r.ID || c.ResultContent != string(r.Content)) {
+			return false
+		}
+	}
+	return true
+}
+
+// closed reports whether an entity of status s reads as closed, as one
+// from history does.
+func closed(s model.EntStatus) bool { return s == model.EntHistory || s == model.EntClosed }
+
+// sameStr reports whether two optional strings are equal.
+func sameStr(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+// sameMeta reports whether m is the metadata MetaOf makes of raw.
+func sameMeta(m model.Meta, raw json.RawMessage) bool {
+	if m == nil || len(raw) == 0 {
+		return m == nil && model.MetaOf(raw) == nil
+	}
+	o := model.MetaOf(raw)
+	if len(o) != len(m) {
+		return false
+	}
+	for k := range m {
+		if m[k].Key != o[k].Key || !bytes.Equal(m[k].Val, o[k].Val) {
+			return false
+		}
+	}
+	return true
 }
 
 // relocateOpen points the open entities at where their messages now live

@@ -28,14 +28,18 @@
 //     STATE_SNAPSHOT or STATE_DELTA changes it exactly as the parent's does;
 //     who changed it last is provenance only ([View.StateChangedBy]).
 //   - [View.PendingInterrupts]: the interrupts awaiting an answer.
-//   - [View.Diagnostics]: every refused event (a violation, with its rule id)
-//     and every warning (an unknown event type, a patch that could not be
-//     applied, a tolerated decoding quirk, a stream that ended mid-run).
+//   - [View.Diagnostics]: the refused events (a violation, with its rule id)
+//     and the warnings (an unknown event type, a patch that could not be
+//     applied, a tolerated decoding quirk, a stream that ended mid-run): the
+//     first 1,000 and the last 1,000 of a stream; [View.DiagnosticsOmitted]
+//     counts those between, which a view does not keep, so that a stream
+//     refused event after event holds a view of bounded size.
+//     [View.ViolationCount] counts every violation, omitted ones included.
 //
 // # JSON form
 //
 // [View.MarshalJSON] writes one JSON object with these keys, always present
-// and always in this order ([View.WriteJSON] writes the same bytes to an
+// (but diagnosticsOmitted) and always in this order ([View.WriteJSON] writes the same bytes to an
 // io.Writer as it goes, for a view too large to hold twice); agview replay
 // --json prints it and golden tests compare it, so it is stable. Strings are
 // written exactly as they came (docs/protocol.md G19): a lone surrogate as its
@@ -60,10 +64,11 @@
 //	     "steps": [{"name": "search", "status": "closed"}],
 //	     "outcome": null, "result": null, "error": null}
 //	  ],
-//	  "diagnostics": [
+//	  "diagnostics": [                 // the first 1,000 and the last 1,000
 //	    {"index": 7, "kind": "violation", "rule": "R15", "type": "TEXT_MESSAGE_CONTENT",
 //	     "message": "…"}
-//	  ]
+//	  ],
+//	  "diagnosticsOmitted": 4000       // only when some were omitted (View.DiagnosticsOmitted)
 //	}
 //
 // Run status is one of running, finished, errored, interrupted, incomplete,
@@ -71,7 +76,10 @@
 // absent), result its result, error {"message", "code"} from RUN_ERROR or the
 // transport; usage is the AG-UI TokenUsage list exactly as RUN_FINISHED (or,
 // for an errored run, RUN_ERROR) sent it, and is the one key written only
-// when present: a run that reported no usage has no usage key. An
+// when present: a run that reported no usage has no usage key; the other is
+// diagnosticsOmitted, the number of diagnostics between the first 1,000 and
+// the last 1,000, which the diagnostics list leaves out, written after it
+// only when it is not 0. An
 // invocation's status is one of running, finished, suspended, errored,
 // abandoned, unannounced; name is the announced name or, for an invocation
 // seen only through attribution, its id; outcome is the
@@ -105,12 +113,6 @@
 // returns it. Getters that return slices, maps or raw JSON return fresh
 // copies the caller may modify. Building the next view costs O(size of the
 // event): the next view shares everything unchanged with this one.
-//
-// The strings a view returns share memory with the stream's other strings:
-// message ids and short texts are packed together into chunks of up to
-// 8 KB, so one kept after the view is dropped keeps its whole chunk alive.
-// A caller that keeps a few strings of many views (the last message id of
-// each of many past sessions) should keep copies (strings.Clone).
 //
 // # Concurrency
 //

@@ -168,3 +168,19 @@ func ExampleRun_Tokens() {
 	// small 80 20
 	// tokens: 1280 in, 320 out, 1600 total
 }
+
+// A stream refused event after event keeps the first 1,000 and the last
+// 1,000 diagnostics; DiagnosticsOmitted counts the others.
+func ExampleView_DiagnosticsOmitted() {
+	b := reducer.NewBuilder(view.New())
+	for range 2500 {
+		_ = b.FoldJSON([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x"}`))
+	}
+	v := b.View()
+	ds := v.Diagnostics()
+	fmt.Println(len(ds), "kept,", v.DiagnosticsOmitted(), "omitted,", v.ViolationCount(), "violations")
+	fmt.Println("first at event", ds[0].Index, "and last at event", ds[len(ds)-1].Index)
+	// Output:
+	// 2000 kept, 500 omitted, 2500 violations
+	// first at event 0 and last at event 2499
+}

@@ -13,7 +13,8 @@ import (
 
 // The JSON form, written by WriteJSON; see the package documentation. Every
 // key is always written, in the order of the documentation: events,
-// messages, state, pendingInterrupts, runs, invocations, diagnostics.
+// messages, state, pendingInterrupts, runs, invocations, diagnostics, and
+// diagnosticsOmitted when it is not 0.
 
 type jsonRun struct {
 	ThreadID exact                     `json:"threadId"`
@@ -85,12 +86,12 @@ func (v *View) WriteJSON(w io.Writer) error {
 		jw.value(&m) // addressable, as an element of a slice is
 	}
 	jw.raw(`],"state":`)
-	jw.value(json.RawMessage(st.Cold.Rest.Doc.JSON()))
+	jw.value(json.RawMessage(st.Doc().JSON()))
 	jw.raw(`,"pendingInterrupts":`)
 	jw.value(v.PendingInterrupts())
 	jw.raw(`,"runs":[`)
 	first = true
-	for r := range st.Cold.Rest.Runs.Values() {
+	for r := range st.Runs() {
 		jw.sep(&first)
 		jw.value(&jsonRun{
 			ThreadID: exact(r.ThreadID), RunID: exact(r.RunID), Status: RunStatus(r.Status),
@@ -107,11 +108,16 @@ func (v *View) WriteJSON(w io.Writer) error {
 	}
 	jw.raw(`],"diagnostics":[`)
 	first = true
-	for d := range st.Cold.Rest.Diags.Values() {
+	for d := range st.Diags() {
 		jw.sep(&first)
 		jw.value(&jsonDiagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: exact(d.Message)})
 	}
-	jw.raw(`]}`)
+	jw.raw(`]`)
+	if n := st.DiagsOmitted(); n > 0 {
+		jw.raw(`,"diagnosticsOmitted":`)
+		jw.value(n)
+	}
+	jw.raw(`}`)
 	return jw.err
 }
 

@@ -24,10 +24,7 @@ func New() *View {
 		Status: model.InvUnannounced,
 		Info:   &model.InvInfo{Root: true, Announced: true, ParentKey: -1, First: -1},
 	})
-	return (*View)(model.NewView(model.State{
-		Root: root,
-		Cold: model.NewCold(patch.EmptyObject()),
-	}))
+	return (*View)(model.NewView(model.NewState(root, patch.EmptyObject())))
 }
 
 func (v *View) st() *model.State { return (*model.View)(v).Data() }
@@ -37,13 +34,13 @@ func (v *View) st() *model.State { return (*model.View)(v).Data() }
 func (v *View) EventCount() int { return v.st().Events }
 
 // Ended reports whether the end of the stream has been recorded (reducer.End).
-func (v *View) Ended() bool { return v.st().Cold.Rest.Ended }
+func (v *View) Ended() bool { return v.st().Ended() }
 
 // Runs returns the runs of the stream in order. The slice is a fresh copy.
 func (v *View) Runs() []Run {
 	st := v.st()
-	out := make([]Run, 0, st.Cold.Rest.Runs.Len())
-	for r := range st.Cold.Rest.Runs.Values() {
+	out := make([]Run, 0, st.NRuns())
+	for r := range st.Runs() {
 		out = append(out, runOf(&r))
 	}
 	return out
@@ -51,7 +48,7 @@ func (v *View) Runs() []Run {
 
 // LastRun returns the latest run, and false when no run has started.
 func (v *View) LastRun() (Run, bool) {
-	r, ok := v.st().Cold.Rest.Runs.Last()
+	r, ok := v.st().LastRun()
 	if !ok {
 		return Run{}, false
 	}
@@ -64,10 +61,10 @@ func (v *View) LastRun() (Run, bool) {
 // client's next run goes to this thread (client.NextInput).
 func (v *View) Thread() string {
 	st := v.st()
-	if st.Cold.Rest.Thread != "" {
-		return st.Cold.Rest.Thread
+	if t := st.Thread(); t != "" {
+		return t
 	}
-	if r, ok := st.Cold.Rest.Runs.Last(); ok {
+	if r, ok := st.LastRun(); ok {
 		return r.ThreadID
 	}
 	return ""
@@ -87,7 +84,7 @@ func (v *View) Root() *Invocation { return (*Invocation)(v.st().Root) }
 // about the invocation changed (see the package documentation).
 func (v *View) Invocation(id string) *Invocation {
 	st := v.st()
-	if k, ok := st.Cold.Rest.InvIDs.Get(id); ok {
+	if k, ok := st.InvKey(id); ok {
 		return (*Invocation)(st.Inv(k))
 	}
 	if id == "" {
@@ -143,7 +140,7 @@ func (v *View) InvocationCount() int { return v.st().NInvs() }
 func (v *View) Messages() iter.Seq[event.Message] {
 	st := v.st()
 	return func(yield func(event.Message) bool) {
-		for _, m := range st.Cold.ListMsgs(st.Node) {
+		for _, m := range st.ListMsgs() {
 			if !yield(m.Message()) {
 				return
 			}
@@ -154,7 +151,7 @@ func (v *View) Messages() iter.Seq[event.Message] {
 // MessageList returns the AG-UI message list as a fresh slice (see Messages).
 func (v *View) MessageList() []event.Message {
 	st := v.st()
-	out := make([]event.Message, 0, st.Cold.ListLen())
+	out := make([]event.Message, 0, st.ListLen())
 	for m := range v.Messages() {
 		out = append(out, m)
 	}
@@ -162,16 +159,12 @@ func (v *View) MessageList() []event.Message {
 }
 
 // MessageCount returns the number of messages in the AG-UI list.
-func (v *View) MessageCount() int { return v.st().Cold.ListLen() }
+func (v *View) MessageCount() int { return v.st().ListLen() }
 
 // Message returns the message with the given id, and false if the list has
 // none.
 func (v *View) Message(id string) (event.Message, bool) {
-	st := v.st()
-	if !st.Cold.Listed(id) {
-		return event.Message{}, false
-	}
-	m := msgAt(st, id)
+	m := v.st().ListedMsg(id)
 	if m == nil {
 		return event.Message{}, false
 	}
@@ -184,11 +177,7 @@ func (v *View) Message(id string) (event.Message, bool) {
 // such message. Messages that arrived whole (history, snapshots, tool
 // results) are closed.
 func (v *View) MessageStatus(id string) (EntityStatus, bool) {
-	st := v.st()
-	if !st.Cold.Listed(id) {
-		return "", false
-	}
-	m := msgAt(st, id)
+	m := v.st().ListedMsg(id)
 	if m == nil {
 		return "", false
 	}
@@ -198,35 +187,27 @@ func (v *View) MessageStatus(id string) (EntityStatus, bool) {
 // ToolCall returns the tool call with the given id as held by its message,
 // and false if no message holds it.
 func (v *View) ToolCall(id string) (ToolCall, bool) {
-	st := v.st()
-	holder, hint, ok := st.Cold.CallHolder(id)
+	m, i, ok := v.st().CallMsg(id)
 	if !ok {
 		return ToolCall{}, false
 	}
-	m := msgAt(st, holder)
-	if m == nil {
-		return ToolCall{}, false
-	}
-	if i := m.Calls().Find(id, hint); i >= 0 {
-		return toolCallOf(m.Calls().At(i), m.ID), true
-	}
-	return ToolCall{}, false
+	return toolCallOf(m.Calls().At(i), m.ID), true
 }
 
 // State returns the run-scoped state document as compact JSON (any JSON
 // value; {} before any STATE_SNAPSHOT). The slice is a fresh copy.
-func (v *View) State() json.RawMessage { return v.st().Cold.Rest.Doc.JSON() }
+func (v *View) State() json.RawMessage { return v.st().Doc().JSON() }
 
 // StateChangedBy names the producer of the last STATE_SNAPSHOT or
 // STATE_DELTA that changed the state: a subagentRunId and true, or ("",
 // false) for the parent agent or when nothing has changed it. This is
 // provenance: the state is one run-scoped document whoever changes it.
 func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
-	st := v.st()
-	if !st.Cold.Rest.DocSet || !st.Cold.Rest.DocBy.Sub {
+	by, ok := v.st().DocChangedBy()
+	if !ok || !by.Sub {
 		return "", false
 	}
-	return st.Cold.Rest.DocBy.ID, true
+	return by.ID, true
 }
 
 // PendingInterrupts returns the interrupts the last finished run left
@@ -234,32 +215,35 @@ func (v *View) StateChangedBy() (subagentRunID string, ok bool) {
 // that finished otherwise). Each carries the subagent that raised it. The
 // slice is a fresh copy.
 func (v *View) PendingInterrupts() []event.Interrupt {
-	return cloneInterrupts(v.st().Cold.Rest.Pending)
+	if out := model.CloneInterrupts(v.st().Pending()); out != nil {
+		return out
+	}
+	return []event.Interrupt{}
 }
 
-// Diagnostics returns every violation and warning recorded, in the order of
-// the events they concern. The slice is a fresh copy.
+// Diagnostics returns the violations and warnings recorded, in the order
+// of the events they concern: all of them, or, past 2,000, the first 1,000
+// and the last 1,000 (DiagnosticsOmitted counts the others, which the view
+// does not keep). The slice is a fresh copy.
 func (v *View) Diagnostics() []Diagnostic {
 	st := v.st()
-	out := make([]Diagnostic, 0, st.Cold.Rest.Diags.Len())
-	for d := range st.Cold.Rest.Diags.Values() {
+	out := make([]Diagnostic, 0, st.NDiags())
+	for d := range st.Diags() {
 		out = append(out, Diagnostic{Index: d.Index, Kind: DiagKind(d.Kind), Rule: d.Rule, Type: d.Type, Message: d.Message})
 	}
 	return out
 }
 
-// ViolationCount returns the number of refused events recorded in the
-// diagnostics.
-func (v *View) ViolationCount() int { return v.st().Cold.Rest.Violating }
+// DiagnosticsOmitted returns the number of diagnostics recorded but left
+// out of Diagnostics: those after the first 1,000 and before the last
+// 1,000 of a stream that has more than 2,000. A view keeps no more than
+// those, so that a stream refused event after event holds a view of
+// bounded size.
+func (v *View) DiagnosticsOmitted() int { return v.st().DiagsOmitted() }
 
-// msgAt returns message id, nil when it lives nowhere.
-func msgAt(st *model.State, id string) *model.Msg {
-	loc, ok := st.Cold.MsgLoc(id)
-	if !ok {
-		return nil
-	}
-	return st.Node(loc.Inv).MsgAt(loc.Pos)
-}
+// ViolationCount returns the number of refused events recorded, those
+// DiagnosticsOmitted counts included.
+func (v *View) ViolationCount() int { return v.st().Violations() }
 
 // RunStatus is the status of a run.
 type RunStatus string
@@ -327,12 +311,12 @@ func runOf(r *model.Run) Run {
 		EndIndex:    r.End,
 	}
 	if r.Interrupts != nil {
-		out.Interrupts = cloneInterrupts(r.Interrupts)
+		out.Interrupts = model.CloneInterrupts(r.Interrupts)
 	}
 	if r.Outcome != nil {
 		o := *r.Outcome
 		o.PendingToolCallIDs = slices.Clone(o.PendingToolCallIDs)
-		o.Interrupts = cloneInterrupts(o.Interrupts)
+		o.Interrupts = model.CloneInterrupts(o.Interrupts)
 		out.Outcome = &o
 	}
 	return out
@@ -423,21 +407,4 @@ func cloneStr(s *string) *string {
 	}
 	c := *s
 	return &c
-}
-
-func cloneInterrupts(in []event.Interrupt) []event.Interrupt {
-	if in == nil {
-		return []event.Interrupt{}
-	}
-	out := make([]event.Interrupt, len(in))
-	for i, x := range in {
-		x.Message = cloneStr(x.Message)
-		x.ToolCallID = cloneStr(x.ToolCallID)
-		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
-		x.ExpiresAt = cloneStr(x.ExpiresAt)
-		x.Metadata = bytes.Clone(x.Metadata)
-		x.Subagent = cloneStr(x.Subagent)
-		out[i] = x
-	}
-	return out
 }

@@ -187,11 +187,18 @@ func WriteThread(w io.Writer, messages int) error {
 // Seed, and cached under testdata/bench/ like [Thread].
 func ThreadRuns(tb testing.TB, runs, perRun int) string {
 	tb.Helper()
+	return runsWorkload(tb, "thread-runs", runs, perRun, false)
+}
+
+// runsWorkload returns the path of the workload of the given name and
+// sizes, written by writeRuns.
+func runsWorkload(tb testing.TB, workload string, runs, perRun int, snapshot bool) string {
+	tb.Helper()
 	if runs <= 0 || perRun <= 0 {
-		tb.Fatalf("benchwork: ThreadRuns needs positive sizes, not %d runs of %d messages", runs, perRun)
+		tb.Fatalf("benchwork: %s needs positive sizes, not %d runs of %d messages", workload, runs, perRun)
 	}
-	name := "thread-runs-" + strconv.Itoa(runs) + "x" + strconv.Itoa(perRun) + ".jsonl"
-	return generated(tb, name, func(w io.Writer) error { return WriteThreadRuns(w, runs, perRun) })
+	name := workload + "-" + strconv.Itoa(runs) + "x" + strconv.Itoa(perRun) + ".jsonl"
+	return generated(tb, name, func(w io.Writer) error { return writeRuns(w, runs, perRun, snapshot) })
 }
 
 // ThreadRunsMessages is the number of messages the view holds after the
@@ -205,7 +212,26 @@ func ThreadRunsMessages(runs, perRun int) int {
 // as JSONL (see ThreadRuns). Message, tool call and result ids are
 // numbered across the runs (m-, tc-, r-), user messages and runs by run
 // (u-k, run-k).
-func WriteThreadRuns(w io.Writer, runs, perRun int) error {
+func WriteThreadRuns(w io.Writer, runs, perRun int) error { return writeRuns(w, runs, perRun, false) }
+
+// SnapshotRuns returns the path of the "snapshot-runs" workload: the
+// thread-runs workload (see [ThreadRuns]) with each run opening the way a
+// server that restates the conversation does: a RUN_STARTED without input,
+// then a MESSAGES_SNAPSHOT of the whole history (every message of the
+// earlier runs, as [ThreadRuns]' inputs hold them, and the run's new user
+// message). Generated and cached like [Thread].
+func SnapshotRuns(tb testing.TB, runs, perRun int) string {
+	tb.Helper()
+	return runsWorkload(tb, "snapshot-runs", runs, perRun, true)
+}
+
+// WriteSnapshotRuns writes the snapshot-runs workload of the given sizes to
+// w as JSONL (see SnapshotRuns).
+func WriteSnapshotRuns(w io.Writer, runs, perRun int) error { return writeRuns(w, runs, perRun, true) }
+
+// writeRuns writes the thread-runs workload, or with snapshot set the
+// snapshot-runs one.
+func writeRuns(w io.Writer, runs, perRun int, snapshot bool) error {
 	r := rand.New(rand.NewPCG(Seed, uint64(runs)<<32|uint64(perRun)))
 	bw := bufio.NewWriterSize(w, 64<<10)
 	line := func(format string, args ...any) {
@@ -220,10 +246,18 @@ func WriteThreadRuns(w io.Writer, runs, perRun int) error {
 	for k := 1; k <= runs; k++ {
 		text = threadText(r, text[:0])
 		user := fmt.Appendf(nil, `{"id":"u-%d","role":"user","content":%q}`, k, text)
-		fmt.Fprintf(bw, `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d","input":{"threadId":"thread-1","runId":"run-%d","protocolVersion":"1.0","state":{},"messages":[`, k, k)
-		bw.Write(history)
-		bw.Write(user)
-		line(`],"tools":[],"context":[],"forwardedProps":{}}}`)
+		if snapshot {
+			line(`{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d"}`, k)
+			bw.WriteString(`{"type":"MESSAGES_SNAPSHOT","messages":[`)
+			bw.Write(history)
+			bw.Write(user)
+			line(`]}`)
+		} else {
+			fmt.Fprintf(bw, `{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-%d","input":{"threadId":"thread-1","runId":"run-%d","protocolVersion":"1.0","state":{},"messages":[`, k, k)
+			bw.Write(history)
+			bw.Write(user)
+			line(`],"tools":[],"context":[],"forwardedProps":{}}}`)
+		}
 		history = append(append(history, user...), ',')
 		line(`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-%d","name":"assistant"}`, k)
 		for j := range perRun {

@@ -151,3 +151,35 @@ func TestGeneratedStale(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotRuns folds the snapshot-runs workload through a Builder and
+// checks that every MESSAGES_SNAPSHOT restates the view's MessageList
+// exactly, plus the run's user message, that nothing is refused or warned
+// about, and that the view ends with ThreadRunsMessages messages.
+func TestSnapshotRuns(t *testing.T) {
+	t.Parallel()
+	const runs, perRun = 4, 20
+	var buf bytes.Buffer
+	require.NoError(t, WriteSnapshotRuns(&buf, runs, perRun))
+	b := reducer.NewBuilder(view.New())
+	snapshots := 0
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		e, err := event.Decode(sc.Bytes())
+		require.NoError(t, err)
+		if s, ok := e.(*event.MessagesSnapshot); ok {
+			snapshots++
+			held := b.View().MessageList()
+			require.Len(t, s.Messages, len(held)+1)
+			assert.Equal(t, held, s.Messages[:len(held)], "snapshot %d restates the history", snapshots)
+			assert.Equal(t, "u-"+strconv.Itoa(snapshots), s.Messages[len(held)].ID)
+		}
+		require.NoError(t, b.Fold(e))
+	}
+	require.NoError(t, sc.Err())
+	v := b.End(nil)
+	assert.Equal(t, runs, snapshots)
+	assert.Empty(t, v.Diagnostics())
+	assert.Equal(t, ThreadRunsMessages(runs, perRun), v.MessageCount())
+}

@@ -246,9 +246,8 @@ func (c *Cold) DropMsgLoc(id string) {
 }
 
 // List is the AG-UI message list (docs/protocol.md §7). The messages
-// appended to its end are a vector of where they live, locs (see
-// locVector: 8 bytes each, nothing for messages that follow one another in
-// one invocation; a message's id is in its record's key and in the
+// appended to its end are a vector of where they live, locs (8 bytes
+// each; a message's id is in its record's key and in the
 // message, and the list reads it from the message); it is also where they
 // live for the message index (recAnchor), which holds no location of its
 // own. A message inserted after another (a tool result after the message holding its
@@ -270,7 +269,7 @@ func (c *Cold) DropMsgLoc(id string) {
 // Reading ids and messages from locations needs the invocation nodes: the
 // readers that do take them as Nodes.
 type List struct {
-	locs locVector
+	locs persist.Vector[packedLoc]
 	// rare is what few messages need; nil when empty. Out of MsgRec, whose
 	// every byte is paid per message; behind a pointer, so that the List
 	// (and Cold, which every fold copies) keeps its size class. The
@@ -365,7 +364,7 @@ func (c *Cold) ListMsgs(nodes Nodes) iter.Seq2[Loc, *Msg] {
 // and where it lives until yield returns false; m is the message's stored
 // version (see InvData.Stored).
 func (l *List) walk(nodes Nodes, yield func(d *InvData, at Loc, m *Msg) bool) {
-	for at := range l.locs.All() {
+	for _, at := range l.locs.All() {
 		for {
 			d := nodes(int(at.inv))
 			m := storedAt(d, at)
@@ -604,8 +603,8 @@ type Rest struct {
 	DocSet  bool           // DocBy is meaningful
 	Pending []event.Interrupt
 
-	Diags     persist.Vector[Diag]
-	Violating int // violations recorded
+	Diags     *DiagLog // nil: none
+	Violating int      // violations recorded
 	Thinking  Thinking
 }
 

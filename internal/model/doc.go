@@ -17,14 +17,13 @@
 // what the reducer remembers to check the rules (owners, where each message
 // lives, what is open in the current run), and callbook.go the same for
 // tool calls (owners, which message holds each call); state.go ties them into a State
-// and holds the read methods; cache.go holds the memory tricks that make a
-// fold cheap (slabs, hot groups, a node's hot message), which nothing else
-// needs to know about.
+// and holds the read methods; hot.go keeps a streamed fold cheap (hot
+// groups, a node's hot message), which nothing else needs to know about.
 //
 // # Immutability
 //
 // A State reachable from a published View is never written again. The
-// reducer copies the State struct (nine words), replaces the persistent
+// reducer copies the State struct (eight words), replaces the persistent
 // collections it changes with updated versions and publishes a new View. Msg,
 // Call, InvData and Run values reachable from a published View are likewise
 // never written: they are copied, changed and stored anew.
@@ -32,16 +31,14 @@
 // # Cost of a streamed delta
 //
 // The event that dominates real streams, a text delta into a subagent's open
-// message, makes three small objects: the view (from a slab), the changed
-// invocation node (one cache line, with the message's streamed text on top
-// of its stored version: see InvData) and the node's hot group (from a
-// slab). The text itself is appended in place to a shared buffer
+// message, makes three small objects: the view, the changed invocation node
+// (one cache line, with the message's streamed text on top of its stored
+// version: see InvData) and the node's hot group. The text itself is appended in place to a shared buffer
 // (persist.Text), and no message, vector path or map path is copied.
 //
 // # Concurrency
 //
 // Values are immutable once published, so any number of goroutines may read
 // them without locks. The reducer may fold from one view in several
-// goroutines at once: the slabs it allocates from hand each element to one
-// of them only.
+// goroutines at once.
 package model

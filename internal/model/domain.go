@@ -1,7 +1,9 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
+	"iter"
 	"unsafe"
 
 	"github.com/agview/agview/event"
@@ -173,6 +175,86 @@ type Diag struct {
 	Rule    string
 	Type    event.Type
 	Message string
+}
+
+// DiagsKept is the number of diagnostics a view keeps at each end of a
+// stream: the first DiagsKept and the last DiagsKept. Those between are
+// counted, not kept, so that a stream refused event after event (a
+// misbehaving server, a file that is not AG-UI) holds a view of bounded
+// size; the first say what went wrong first, the last what is going wrong
+// now.
+const DiagsKept = 1000
+
+// DiagLog is a stream's diagnostics, bounded (see DiagsKept): the first
+// ones in first, the later ones in last, of which the last DiagsKept are
+// kept. last grows to 2×DiagsKept and is then cut to its last DiagsKept
+// (dropped counts the ones cut), so that appending costs O(1) amortised.
+// A DiagLog reachable from a published state is never written; a nil
+// *DiagLog is empty.
+type DiagLog struct {
+	first, last persist.Vector[Diag]
+	dropped     int
+}
+
+// Append returns l with d after its diagnostics; l is not written.
+func (l *DiagLog) Append(d Diag) *DiagLog {
+	c := new(DiagLog)
+	if l != nil {
+		*c = *l
+	}
+	if c.first.Len() < DiagsKept {
+		c.first = c.first.Append(d)
+		return c
+	}
+	c.last = c.last.Append(d)
+	if c.last.Len() == 2*DiagsKept {
+		var kept persist.Vector[Diag]
+		for i := DiagsKept; i < 2*DiagsKept; i++ {
+			kept = kept.Append(c.last.At(i))
+		}
+		c.last, c.dropped = kept, c.dropped+DiagsKept
+	}
+	return c
+}
+
+// skipped returns the number of diagnostics of l.last that are not kept.
+func (l *DiagLog) skipped() int { return max(0, l.last.Len()-DiagsKept) }
+
+// Len returns the number of diagnostics kept.
+func (l *DiagLog) Len() int {
+	if l == nil {
+		return 0
+	}
+	return l.first.Len() + l.last.Len() - l.skipped()
+}
+
+// Omitted returns the number of diagnostics recorded but not kept: those
+// after the first DiagsKept and before the last DiagsKept.
+func (l *DiagLog) Omitted() int {
+	if l == nil {
+		return 0
+	}
+	return l.dropped + l.skipped()
+}
+
+// All iterates the diagnostics kept in order: the first ones, then the
+// last ones.
+func (l *DiagLog) All() iter.Seq[Diag] {
+	return func(yield func(Diag) bool) {
+		if l == nil {
+			return
+		}
+		for d := range l.first.Values() {
+			if !yield(d) {
+				return
+			}
+		}
+		for i := l.skipped(); i < l.last.Len(); i++ {
+			if !yield(l.last.At(i)) {
+				return
+			}
+		}
+	}
 }
 
 // ErrorInfo is an error report (RUN_ERROR, SUBAGENT_ERROR, a broken stream).
@@ -720,6 +802,24 @@ func CloneUsage(in []event.TokenUsage) []event.TokenUsage {
 			}
 		}
 		out[i] = u
+	}
+	return out
+}
+
+// CloneInterrupts returns a deep copy of interrupts (nil stays nil).
+func CloneInterrupts(in []event.Interrupt) []event.Interrupt {
+	if in == nil {
+		return nil
+	}
+	out := make([]event.Interrupt, len(in))
+	for i, x := range in {
+		x.Message = cloneStr(x.Message)
+		x.ToolCallID = cloneStr(x.ToolCallID)
+		x.ResponseSchema = bytes.Clone(x.ResponseSchema)
+		x.ExpiresAt = cloneStr(x.ExpiresAt)
+		x.Metadata = bytes.Clone(x.Metadata)
+		x.Subagent = cloneStr(x.Subagent)
+		out[i] = x
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -178,46 +177,4 @@ func TestInvAppendTextCopiesNoMessage(t *testing.T) {
 		assert.Equal(t, 4*(i+1), v.Data().MsgAt(0).Text.Len(), "version %d text", i)
 	}
 	assert.Zero(t, m.Text.Len(), "the stored message is never written")
-}
-
-// TestViewNextSlab takes views from the slabs past their end, and from one
-// view in many goroutines at once (run under -race): every view is its own.
-func TestViewNextSlab(t *testing.T) {
-	t.Parallel()
-	base := NewView(State{Cold: &Cold{Rest: &Rest{}}})
-	chain := []*View{base}
-	for i := range 3*slabSize + 5 {
-		v := chain[len(chain)-1].Next()
-		v.Data().Step = uint64(i + 1)
-		chain = append(chain, v)
-	}
-	for i, v := range chain {
-		assert.Equal(t, uint64(i), v.Data().Step, "view %d kept its state", i)
-	}
-
-	const workers, each = 8, 2 * slabSize
-	got := make([][]*View, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := range each {
-				v := chain[len(chain)/2].Next() // an older view, whose slab successors took
-				v.Data().Events = w*each + i
-				got[w] = append(got[w], v)
-			}
-		})
-	}
-	wg.Wait()
-	seen := map[*View]bool{}
-	for w := range got {
-		for i, v := range got[w] {
-			require.False(t, seen[v], "worker %d view %d was handed out twice", w, i)
-			seen[v] = true
-			assert.Equal(t, w*each+i, v.Data().Events, "worker %d view %d kept its state", w, i)
-			assert.Equal(t, chain[len(chain)/2].Data().Step, v.Data().Step, "worker %d view %d copies its origin", w, i)
-		}
-	}
-	for i, v := range chain {
-		assert.Equal(t, uint64(i), v.Data().Step, "view %d untouched by the workers", i)
-	}
 }

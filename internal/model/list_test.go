@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/agview/agview/event"
@@ -392,4 +393,38 @@ func TestListRareStaysEmpty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestListGenerationsWrapByResets drives the list's 16-bit generation
+// through a wrap with ListReset alone: a record listed and then dropped
+// (DropMsgLoc keeps its owner, and its listing of an old generation) must
+// not read as listed when the generation comes round to the one it was
+// listed in, nor move the list's locations when it moves; a record listed
+// in the last generation before the wrap is listed again afterwards.
+func TestListGenerationsWrapByResets(t *testing.T) {
+	c := &Cold{Rest: &Rest{}}
+	var nodes listNodes
+	owner := &OwnerRec{Owner: Parent, Kind: KindText}
+	nodes, a := nodes.place("a", -1)
+	c.PutMsg("a", MsgRec{}, owner, a, true, nil, restOf(c)) // generation 0
+	c.ListReset()
+	c.DropMsgLoc("a")
+	for c.List.gen != math.MaxUint16 {
+		c.ListReset()
+	}
+	nodes, b := nodes.place("b", -1)
+	c.PutMsg("b", MsgRec{}, owner, b, true, nil, restOf(c)) // the last generation
+	c.ListReset()                                           // wraps to generation 0
+	require.Zero(t, c.List.gen)
+	require.False(t, c.Listed("a"), "a record listed in generation 0 before the wrap reads as listed after it")
+	require.False(t, c.Listed("b"), "a record listed before the wrap reads as listed after it")
+	_, placed := c.MsgLoc("a")
+	require.False(t, placed, "the dropped record lives somewhere")
+	nodes, _ = nodes.move(c, "a", a, 0)
+	require.Empty(t, slices.Collect(c.ListAll(nodes.nodes)), "a move of a stale record changed the list")
+	c.ListAppend("b", b)
+	require.True(t, c.Listed("b"))
+	require.Equal(t, []string{"b"}, slices.Collect(c.ListAll(nodes.nodes)))
+	rec, _ := c.MsgOwner("a")
+	require.Equal(t, *owner, rec, "the wrap keeps the owners")
 }

@@ -100,35 +100,3 @@ func TestStateInvCache(t *testing.T) {
 	})
 	assert.Equal(t, len(nodes), seen)
 }
-
-// TestDetachedViews checks what a Builder relies on to let go of replaced
-// states: a detached view, and every view folded from it, holds no view
-// slab (which would keep up to slabSize superseded views alive), while the
-// hot group slab is kept; a view folded from an attached one comes from
-// its slab.
-func TestDetachedViews(t *testing.T) {
-	v := NewView(State{})
-	a := v.Next()
-	b := a.Next()
-	require.NotNil(t, b.st.mem.views, "Next takes views from a slab")
-	assert.Same(t, a.st.mem.views, b.st.mem.views)
-	assert.Same(t, &a.st.mem.views.items[0], a, "a is the slab's first view")
-
-	g := &slab[hotGroup]{}
-	b.st.mem = b.st.mem.withGroups(g)
-	d := b.Detached()
-	assert.Nil(t, d.st.mem.views, "a detached view points to no view slab")
-	assert.True(t, d.st.mem.detached)
-	assert.Same(t, g, d.st.mem.groups, "the hot group slab is kept")
-	n := d.Next()
-	assert.Nil(t, n.st.mem.views, "views folded from a detached one are allocated one at a time")
-	assert.Same(t, d.st.mem, n.st.mem)
-	assert.Same(t, d.st.mem, n.Detached().st.mem, "detaching a detached view allocates no slabs")
-
-	spare := NewView(State{Step: 7})
-	spare.Clear()
-	assert.Equal(t, State{}, spare.st, "Clear drops everything")
-	got := b.DetachedInto(spare)
-	assert.Same(t, spare, got, "DetachedInto writes into its destination")
-	assert.Nil(t, got.st.mem.views)
-}

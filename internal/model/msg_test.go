@@ -2,7 +2,10 @@ package model
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -207,4 +210,127 @@ func TestMsgAllocs(t *testing.T) {
 		h.SetCall(0, c)
 		m = &h
 	}), "SetCall on a copy")
+}
+
+// TestMsgExtraEachMemberAlone: an info whose only rare member is any one of
+// MsgExtra's keeps a MsgExtra for it, and reads it back through Extra and
+// its reader; an info given none keeps no MsgExtra.
+func TestMsgExtraEachMemberAlone(t *testing.T) {
+	doc, err := patch.New(json.RawMessage(`{"a":1}`))
+	require.NoError(t, err)
+	s := func(v string) *string { return &v }
+	narrator := event.Role("narrator")
+	for _, tc := range []struct {
+		name string
+		x    MsgExtra
+		read func(i *MsgInfo) any
+		want any
+	}{
+		{"Doc", MsgExtra{Doc: doc}, func(i *MsgInfo) any { return i.Doc() }, doc},
+		{"Raw", MsgExtra{Raw: json.RawMessage(`[1]`)}, func(i *MsgInfo) any { return i.Raw() }, json.RawMessage(`[1]`)},
+		{"Error", MsgExtra{Error: s("boom")}, func(i *MsgInfo) any { return *i.Error() }, "boom"},
+		{"ActivityType", MsgExtra{ActivityType: s("plan")}, func(i *MsgInfo) any { return *i.ActivityType() }, "plan"},
+		{"EncryptedValue", MsgExtra{EncryptedValue: s("E")}, func(i *MsgInfo) any { return *i.EncryptedValue() }, "E"},
+		{"Meta", MsgExtra{Meta: MetaOf(json.RawMessage(`{"k":1}`))}, func(i *MsgInfo) any { return i.Meta() }, MetaOf(json.RawMessage(`{"k":1}`))},
+		{"role", MsgExtra{role: &narrator}, func(i *MsgInfo) any { return *i.keptRole() }, narrator},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var i MsgInfo
+			i.SetExtra(tc.x)
+			require.NotNil(t, i.extra, "the member was dropped")
+			require.Equal(t, tc.x, i.Extra())
+			require.Equal(t, tc.want, tc.read(&i))
+		})
+	}
+	var i MsgInfo
+	i.SetExtra(MsgExtra{})
+	require.Nil(t, i.extra, "an info with no rare member keeps a MsgExtra")
+}
+
+// TestMsgExtraMembersSurvive sets each member of MsgExtra alone, found by
+// reflection, and checks that it survives every copy of a message and of its
+// info and every setter of the other members and of the role, and that the
+// message's AG-UI form shows it. A member added to MsgExtra that none()
+// does not know is dropped by SetExtra, and this test fails for it.
+func TestMsgExtraMembersSurvive(t *testing.T) {
+	doc, err := patch.New(json.RawMessage(`{"a":1}`))
+	require.NoError(t, err)
+	narrator := event.Role("narrator")
+	str := func(v string) *string { return &v }
+	samples := map[reflect.Type]any{
+		reflect.TypeFor[patch.Document]():  doc,
+		reflect.TypeFor[json.RawMessage](): json.RawMessage(`[1]`),
+		reflect.TypeFor[*string]():         str("v"),
+		reflect.TypeFor[Meta]():            MetaOf(json.RawMessage(`{"k":1}`)),
+		reflect.TypeFor[*event.Role]():     &narrator,
+	}
+	member := func(x *MsgExtra, i int) reflect.Value {
+		f := reflect.ValueOf(x).Elem().Field(i)
+		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // unexported ones too
+	}
+	typ := reflect.TypeFor[MsgExtra]()
+	for i := range typ.NumField() {
+		field := typ.Field(i)
+		t.Run(field.Name, func(t *testing.T) {
+			sample, ok := samples[field.Type]
+			require.True(t, ok, "MsgExtra.%s is a %s, which this test has no sample value for: add one", field.Name, field.Type)
+			var x MsgExtra
+			member(&x, i).Set(reflect.ValueOf(sample))
+			role := event.RoleAssistant
+			if field.Type == reflect.TypeFor[*event.Role]() {
+				role = narrator // a kept role is the role of a message whose role is none of the seven
+			}
+			check := func(m *Msg, step string) {
+				t.Helper()
+				got := m.Info().Extra()
+				require.Equal(t, sample, member(&got, i).Interface(), "MsgExtra.%s lost by %s", field.Name, step)
+			}
+			info := new(MsgInfo)
+			info.SetExtra(x)
+			require.NotNil(t, info.extra, "SetExtra dropped MsgExtra.%s: none() does not know it", field.Name)
+			m := NewMsg("a", role, info)
+			m.HasDoc = field.Type == reflect.TypeFor[patch.Document]()
+			check(m, "NewMsg")
+			plain := NewMsg("a", event.RoleAssistant, nil)
+			require.NotEqual(t, plain.Message(), m.Message(), "the message's AG-UI form does not show MsgExtra.%s", field.Name)
+
+			check(m.WithInfo(), "Msg.WithInfo")
+			c := *m
+			ci := *m.Info()
+			c.SetInfo(&ci)
+			check(&c, "Msg.SetInfo")
+			c.SetRole(role)
+			check(&c, "Msg.SetRole to the same role")
+			c.AppendCall(&Call{ID: "c1", Info: plainCall})
+			check(&c, "Msg.AppendCall")
+			c.AppendCall(&Call{ID: "c2", Info: plainCall})
+			check(&c, "a second Msg.AppendCall")
+			c.SetCall(0, &Call{ID: "c1", Name: "f", Info: plainCall})
+			check(&c, "Msg.SetCall")
+			c.AnswerCall(1, &Call{ID: "c2", HasResult: true, Info: plainCall})
+			check(&c, "Msg.AnswerCall")
+			c.ForgetAnswer()
+			check(&c, "Msg.ForgetAnswer")
+			check(c.WithInfo(), "Msg.WithInfo of a message holding calls")
+			if role != narrator {
+				c.SetRole(narrator)
+				check(&c, "Msg.SetRole to a role none of the seven")
+				c.SetRole(role)
+				check(&c, "Msg.SetRole back")
+			}
+			for name, set := range map[string]func(*MsgInfo){
+				"SetRaw":            func(i *MsgInfo) { i.SetRaw(json.RawMessage(`[2]`)) },
+				"SetEncryptedValue": func(i *MsgInfo) { i.SetEncryptedValue(str("w")) },
+				"SetMeta":           func(i *MsgInfo) { i.SetMeta(MetaOf(json.RawMessage(`{"j":2}`))) },
+				"SetExtra of Extra": func(i *MsgInfo) { i.SetExtra(i.Extra()) },
+			} {
+				if name != "SetExtra of Extra" && strings.TrimPrefix(name, "Set") == field.Name {
+					continue // the member's own setter replaces it
+				}
+				w := m.WithInfo()
+				set(w.Info())
+				check(w, "MsgInfo."+name)
+			}
+		})
+	}
 }

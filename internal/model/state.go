@@ -1,12 +1,16 @@
 package model
 
 import (
+	"iter"
+
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/persist"
+	"github.com/agview/agview/patch"
 )
 
 // A view's state: the counters, the invocation nodes and the cold part, and
 // the read methods the view and the reducer use. How nodes and messages are
-// kept cheap to change is in cache.go.
+// kept cheap to change is in hot.go.
 
 // View is an immutable fold of a stream: package view's View is a defined
 // type of it.
@@ -16,50 +20,8 @@ type View struct{ st State }
 func NewView(st State) *View { return &View{st: st} }
 
 // Next returns a new, unpublished view holding a copy of v's state, for the
-// caller to change and then publish. The view comes from the stream's view
-// slab (see slab): folding an event costs no allocation for the view itself.
-// A view of a detached state (see Detached) is allocated on its own.
-func (v *View) Next() *View {
-	m := v.st.mem
-	if m != nil && m.detached {
-		nv := &View{st: v.st}
-		nv.st.mem = m.aged(v.st.Step)
-		return nv
-	}
-	nv := m.viewSlab().claim()
-	if nv == nil {
-		m = m.withViews(new(slab[View]))
-		nv = m.views.claim()
-	}
-	nv.st = v.st
-	nv.st.mem = m
-	return nv
-}
-
-// Detached returns a new, unpublished view holding a copy of v's state, as
-// Next does, but allocated on its own rather than from the stream's view
-// slab, and whose state no longer points to that slab: it keeps alive only
-// what its own state references, not the superseded views a slab holds.
-// The views folded from it are allocated one at a time too (Next), so that
-// none of them pins a slab either.
-func (v *View) Detached() *View { return v.DetachedInto(nil) }
-
-// Clear empties v, a view that nothing else can reach any more (one the
-// caller made and never published, or no longer needs), so that the memory
-// its state referenced can be collected while v is kept for DetachedInto.
-func (v *View) Clear() { v.st = State{} }
-
-// DetachedInto is Detached in the memory of dst, a view that nothing else
-// can reach and that was itself made by Detached or DetachedInto (see
-// Clear), or, when dst is nil, in a new allocation.
-func (v *View) DetachedInto(dst *View) *View {
-	if dst == nil {
-		dst = new(View)
-	}
-	dst.st = v.st
-	dst.st.mem = v.st.mem.detach(v.st.Step)
-	return dst
-}
+// caller to change and then publish.
+func (v *View) Next() *View { return &View{st: v.st} }
 
 // Data returns the view's state. Callers must not write through it.
 func (v *View) Data() *State { return &v.st }
@@ -99,8 +61,6 @@ type State struct {
 	Root *Inv
 
 	Cold *Cold
-
-	mem *slabs // where the next fold takes its view and hot groups from
 }
 
 // NInvs returns the number of subagent nodes.
@@ -254,3 +214,98 @@ func (d *InvData) EachMsg(fn func(*Msg) bool) {
 		fn(d.MsgAt(int(d.HotPos)))
 	}
 }
+
+// NewState returns the state of a new stream: root is the parent agent's
+// node, doc the state document.
+func NewState(root *Inv, doc patch.Document) State {
+	return State{Root: root, Cold: NewCold(doc)}
+}
+
+// The read methods package view answers from: where a value lives in the
+// state is known here only.
+
+// Ended reports whether the end of the stream has been recorded.
+func (s *State) Ended() bool { return s.Cold.Rest.Ended }
+
+// NRuns returns the number of runs.
+func (s *State) NRuns() int { return s.Cold.Rest.Runs.Len() }
+
+// Runs iterates the runs in order.
+func (s *State) Runs() iter.Seq[Run] { return s.Cold.Rest.Runs.Values() }
+
+// LastRun returns the latest run, and false when there is none.
+func (s *State) LastRun() (Run, bool) { return s.Cold.Rest.Runs.Last() }
+
+// Thread returns the threadId of the last run input folded, "" when none
+// named one.
+func (s *State) Thread() string { return s.Cold.Rest.Thread }
+
+// InvKey returns the key of the latest subagent node of id, and false when
+// no event has named it.
+func (s *State) InvKey(id string) (int, bool) { return s.Cold.Rest.InvIDs.Get(id) }
+
+// ListLen returns the number of messages in the AG-UI list.
+func (s *State) ListLen() int { return s.Cold.ListLen() }
+
+// ListMsgs iterates the messages of the AG-UI list in order (see
+// Cold.ListMsgs).
+func (s *State) ListMsgs() iter.Seq2[Loc, *Msg] { return s.Cold.ListMsgs(s.Node) }
+
+// ListedMsg returns the message id of the AG-UI list, nil when the list has
+// none. Callers must not write through it.
+func (s *State) ListedMsg(id string) *Msg {
+	if !s.Cold.Listed(id) {
+		return nil
+	}
+	return s.msgAt(id)
+}
+
+// CallMsg returns the message holding tool call id and the call's index in
+// it, and false when no message holds it.
+func (s *State) CallMsg(id string) (*Msg, int, bool) {
+	holder, hint, ok := s.Cold.CallHolder(id)
+	if !ok {
+		return nil, 0, false
+	}
+	m := s.msgAt(holder)
+	if m == nil {
+		return nil, 0, false
+	}
+	if i := m.Calls().Find(id, hint); i >= 0 {
+		return m, i, true
+	}
+	return nil, 0, false
+}
+
+// msgAt returns message id where it lives, nil when it lives nowhere.
+func (s *State) msgAt(id string) *Msg {
+	loc, ok := s.Cold.MsgLoc(id)
+	if !ok {
+		return nil
+	}
+	return s.Node(loc.Inv).MsgAt(loc.Pos)
+}
+
+// Doc returns the run-scoped state document.
+func (s *State) Doc() patch.Document { return s.Cold.Rest.Doc }
+
+// DocChangedBy returns who last changed the state document, and false when
+// nothing has.
+func (s *State) DocChangedBy() (Owner, bool) { return s.Cold.Rest.DocBy, s.Cold.Rest.DocSet }
+
+// Pending returns the interrupts awaiting an answer. Callers must not write
+// through it.
+func (s *State) Pending() []event.Interrupt { return s.Cold.Rest.Pending }
+
+// NDiags returns the number of diagnostics kept (see DiagsKept).
+func (s *State) NDiags() int { return s.Cold.Rest.Diags.Len() }
+
+// Diags iterates the diagnostics kept, in the order of the events they
+// concern.
+func (s *State) Diags() iter.Seq[Diag] { return s.Cold.Rest.Diags.All() }
+
+// DiagsOmitted returns the number of diagnostics recorded but not kept.
+func (s *State) DiagsOmitted() int { return s.Cold.Rest.Diags.Omitted() }
+
+// Violations returns the number of refused events recorded.
+func (s *State) Violations() int { return s.Cold.Rest.Violating }

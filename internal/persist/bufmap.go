@@ -94,6 +94,24 @@ type mapLog[V any] struct {
 	slots   [bufLen]mapEntry[item[V]]
 	flushed atomic.Int32 // logOpen, logFlushing or logFlushed
 	next    flushResult[V]
+	lim     *limits // nil: defaultLimits; the log's successors keep it
+}
+
+// limits are the thresholds a BufMap flushes its log by: the size below
+// which its trie never moves into a new table (rebuildMin), and the
+// length of the longest key a table entry holds (maxTableKey). Every map
+// but a test's has defaultLimits; a test lowers them to reach rebuilds and
+// long keys in small maps (see withLimits).
+type limits struct{ rebuildMin, maxTableKey int }
+
+var defaultLimits = limits{rebuildMin: 1024, maxTableKey: maxTableKey}
+
+// limits returns the limits of the map whose log is l (nil: none yet).
+func (l *mapLog[V]) limits() *limits {
+	if l == nil || l.lim == nil {
+		return &defaultLimits
+	}
+	return l.lim
 }
 
 // The states of a full log's record of its flush: none, being written by
@@ -203,9 +221,10 @@ func (m BufMap[V]) push(h uint64, k string, it item[V]) BufMap[V] {
 		table  *keyTable[V]
 		nt     int32
 		filter *keyFilter
+		lim    *limits
 	)
 	if m.log != nil {
-		table, nt, filter = m.log.table, m.log.nt, m.log.filter
+		table, nt, filter, lim = m.log.table, m.log.nt, m.log.filter, m.log.lim
 	}
 	if m.nlog == bufLen {
 		table, nt, filter = m.flushOnce()
@@ -217,7 +236,7 @@ func (m BufMap[V]) push(h uint64, k string, it item[V]) BufMap[V] {
 		m.nlog++
 		return m
 	}
-	l := &mapLog[V]{table: table, nt: nt, filter: filter}
+	l := &mapLog[V]{table: table, nt: nt, filter: filter, lim: lim}
 	if m.log != nil {
 		copy(l.slots[:m.nlog], m.log.slots[:m.nlog])
 	}
@@ -254,6 +273,7 @@ func (m *BufMap[V]) flushOnce() (*keyTable[V], int32, *keyFilter) {
 // the filter of m's trie.
 func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 	l := m.log
+	lim := l.limits()
 	table, nt, filter := l.table, l.nt, l.filter
 	if table == nil {
 		table = newKeyTable[V](bufLen)
@@ -268,7 +288,7 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 		case s.val.gone && !held:
 			// The trie reads the key of a deletion and keeps nothing.
 			rest[n] = logSlot{e: &s.entryKey, del: true}
-		case s.val.gone || held || len(k) > maxTableKey || !s.val.fresh && filter.mayHave(h) && m.trie.has(h, k):
+		case s.val.gone || held || len(k) > lim.maxTableKey || !s.val.fresh && filter.mayHave(h) && m.trie.has(h, k):
 			// A tombstone, a new value or a key the table cannot take.
 			rest[n] = logSlot{e: newEntry(h, k, s.val)}
 		case adding && table.claim(nt):
@@ -285,25 +305,20 @@ func (m *BufMap[V]) flush() (*keyTable[V], int32, *keyFilter) {
 		m.trie = m.trie.apply(rest[:n])
 		filter = m.trie.filtered(filter, rest[:n])
 	}
-	if m.trie.n > rebuildMin && m.trie.n > int(nt)/4 {
-		table, nt, filter = m.rebuild(table, nt)
+	if m.trie.n > lim.rebuildMin && m.trie.n > int(nt)/4 {
+		table, nt, filter = m.rebuild(table, nt, lim)
 	}
 	return table, nt, filter
 }
 
-// rebuildMin is the size below which a BufMap's trie never moves into a
-// new table, however small the table. A variable so that the tests can
-// lower it and move small maps often.
-var rebuildMin = 1024
-
 // rebuild moves m's trie into a new table holding m's keys other than
 // those of its log, given that m sees the first nt entries of table, and
 // returns the table, its number of entries and the filter of m's trie,
-// which is left with the keys too long for a table entry (see maxTableKey;
-// nil when there are none). The trie's keys shadow the table's: the
+// which is left with the keys longer than lim.maxTableKey (nil when there
+// are none). The trie's keys shadow the table's: the
 // entries they shadow are marked first, then the others are copied in the
 // order of the table's index, whose slots hold their hashes' tags.
-func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32, *keyFilter) {
+func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32, lim *limits) (*keyTable[V], int32, *keyFilter) {
 	shadowed := make([]bool, nt)
 	m.trie.root.each(func(e *entryKey) bool {
 		if j := table.find(e.hash, e.key, nt); j >= 0 {
@@ -326,7 +341,7 @@ func (m *BufMap[V]) rebuild(table *keyTable[V], nt int32) (*keyTable[V], int32, 
 	m.trie.root.each(func(e *entryKey) bool {
 		switch it := entryOf[item[V]](e).val; {
 		case it.gone:
-		case len(e.key) > maxTableKey:
+		case len(e.key) > lim.maxTableKey:
 			long = append(long, logSlot{e: e})
 		default:
 			fresh = fresh.add(n, e.hash, e.key, it.v)

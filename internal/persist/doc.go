@@ -21,10 +21,6 @@
 //     the later ones in one growing buffer. Append costs amortised O(new
 //     bytes), String is O(1) and does not allocate.
 //
-// [Arena] is not a collection but where a stream's short strings (message
-// ids, short texts) are copied: packed back to back into shared chunks of
-// up to 8 KB, each costing its bytes alone.
-//
 // The zero value of every collection is an empty collection ready to use.
 // Values are small structs meant to be passed and stored by value; copying one
 // is O(1) and never copies elements.
@@ -54,7 +50,7 @@
 // All methods of all types are safe to call concurrently from any number of
 // goroutines on the same or on different values, without locks and without
 // external synchronisation: values are immutable, and the only internal
-// writes (claiming spare tail, log, table, buffer or arena capacity, recording a
+// writes (claiming spare tail, log, table or buffer capacity, recording a
 // BufMap's moved log, and adding bits to a BufMap's filter, which only
 // ever gains them) use atomic operations and touch memory no published
 // value reads (the filter's new bits only make a value look in its trie

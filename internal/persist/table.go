@@ -95,9 +95,8 @@ func (e *tableEntry[V]) is(k string) bool { return int(e.kn) == len(k) && e.key(
 
 // maxTableKey is the length of the longest key a table entry holds (its
 // length is 32 bits; on a 32-bit platform, where int is too, every key
-// fits); a BufMap keeps a longer one in its trie. A variable so that the
-// tests can lower it.
-var maxTableKey = min(1<<32-1, math.MaxInt)
+// fits); a BufMap keeps a longer one in its trie (see limits).
+const maxTableKey = min(1<<32-1, math.MaxInt)
 
 // TableEntrySize returns the size in bytes of one table entry of a
 // BufMap[V]: every key the map holds costs one (see keyTable).

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"testing"
 
@@ -57,11 +58,11 @@ func TestBufMapForkedTable(t *testing.T) {
 	assert.Greater(t, fork.trie.Len(), 0, "the sibling claimed the table first")
 	assert.Equal(t, base.log.nt+bufLen, fork.log.nt, "the fork took the move of base's full log the sibling made")
 	assert.Zero(t, sibling.trie.Len())
-	for i := range 3 * rebuildMin {
+	for i := range 3 * defaultLimits.rebuildMin {
 		fork = fork.Set("more"+strconv.Itoa(i), i)
 	}
 	assert.NotSame(t, base.log.table.claimed, fork.log.table.claimed, "the fork moved into a table of its own")
-	assert.Less(t, fork.trie.Len(), rebuildMin, "its later keys went into its table")
+	assert.Less(t, fork.trie.Len(), defaultLimits.rebuildMin, "its later keys went into its table")
 	for _, c := range []struct {
 		name string
 		m    BufMap[int]
@@ -72,7 +73,7 @@ func TestBufMapForkedTable(t *testing.T) {
 		{"fork", fork, map[string]bool{"base": true, "fork": true, "more": true}},
 	} {
 		n := 0
-		for prefix, count := range map[string]int{"base": 8 * bufLen, "sib": 2 * bufLen, "fork": 2 * bufLen, "more": 3 * rebuildMin} {
+		for prefix, count := range map[string]int{"base": 8 * bufLen, "sib": 2 * bufLen, "fork": 2 * bufLen, "more": 3 * defaultLimits.rebuildMin} {
 			for i := range count {
 				v, ok := c.m.Get(prefix + strconv.Itoa(i))
 				require.Equal(t, c.want[prefix], ok, "%s: %s%d", c.name, prefix, i)
@@ -223,7 +224,67 @@ func TestTableChunkPages(t *testing.T) {
 			t.Errorf("a chunk of %d entries of %d bytes (%s) is %d bytes: not whole pages above 32 KB", 1<<tc.bits, tc.size, tc.name, n)
 		}
 	}
-	if got := TableEntrySize[[3]uint32](); got != 24 {
+	if got := TableEntrySize[[3]uint32](); strconv.IntSize == 64 && got != 24 {
 		t.Errorf("an entry of a 12-byte value aligned to 4 is %d bytes, not 24: the key is no longer a pointer and a 32-bit length", got)
+	}
+}
+
+// TestBufMapSmallEntryChunks grows maps whose table entries are 16 bytes (a
+// value of 4 bytes or less), whose full chunks hold 4096 entries where
+// others hold 2048, past two full chunks, and forks versions kept inside
+// the first and the second chunk: every version reads back as its model,
+// and the table's full chunks are 4096 entries long.
+func TestBufMapSmallEntryChunks(t *testing.T) {
+	if strconv.IntSize != 64 {
+		t.Skip("the entry sizes and chunk lengths pinned here are those of 64-bit platforms")
+	}
+	t.Run("uint32", func(t *testing.T) { checkSmallEntryChunks(t, func(i int) uint32 { return uint32(i) }) })
+	t.Run("struct{}", func(t *testing.T) { checkSmallEntryChunks(t, func(int) struct{} { return struct{}{} }) })
+}
+
+func checkSmallEntryChunks[V comparable](t *testing.T, val func(int) V) {
+	require.Equal(t, uintptr(16), TableEntrySize[V]())
+	require.Equal(t, uint(12), chunkBits[V]())
+	type snap struct {
+		m     BufMap[V]
+		model map[string]V
+	}
+	var snaps []snap
+	m, model := BufMap[V]{}, map[string]V{}
+	for i := range 10_000 {
+		k := strconv.Itoa(i)
+		m, model[k] = m.Set(k, val(i)), val(i)
+		if i == 3000 || i == 6000 {
+			snaps = append(snaps, snap{m, maps.Clone(model)})
+		}
+	}
+	snaps = append(snaps, snap{m, model})
+	for _, base := range snaps[:2] {
+		// The fork loses the table's claim to m: its keys go to its trie,
+		// and from there into a table of its own.
+		f, fm := base.m, maps.Clone(base.model)
+		for i := range 3000 {
+			k := "f" + strconv.Itoa(i)
+			f, fm[k] = f.Set(k, val(i)), val(i)
+			if old := strconv.Itoa(i * 2); i%3 == 0 {
+				f = f.Delete(old)
+				delete(fm, old)
+			}
+		}
+		snaps = append(snaps, snap{f, fm})
+	}
+	for i, sn := range snaps {
+		require.Equal(t, len(sn.model), sn.m.Len(), "version %d: Len", i)
+		require.Equal(t, sn.model, maps.Collect(sn.m.All()), "version %d: All", i)
+		for k, want := range sn.model {
+			got, ok := sn.m.Get(k)
+			require.True(t, ok, "version %d: Get(%q)", i, k)
+			require.Equal(t, want, got, "version %d: Get(%q)", i, k)
+		}
+	}
+	tab := m.log.table
+	require.Greater(t, m.log.nt, int32(2*4096), "the table fills two chunks")
+	for c, chunk := range tab.dir[:len(tab.dir)-1] {
+		require.Len(t, chunk, 4096, "chunk %d", c)
 	}
 }

@@ -105,17 +105,7 @@ func textSpare(n int) int {
 // growable buffer's header, and in a copy of their own length when the
 // buffer has much more room than t uses (the room to grow a stream needs,
 // which a finished text no longer does). Appending to the result copies it.
-func (t Text) Compact() Text { return t.CompactIn(nil) }
-
-// CompactIn is Compact, and copies a short finished text (up to 128 bytes)
-// into a, where it costs its bytes alone rather than its size class (see
-// Arena; nil: no such copy). A text's first delta is not copied into an
-// arena when it arrives: were another delta to follow, the arena would keep
-// the dead copy for as long as its neighbours.
-func (t Text) CompactIn(a *Arena) Text {
-	if a != nil && !t.IsEmpty() && t.Len() <= arenaMaxLen {
-		return TextOf(a.Clone(t.String()))
-	}
+func (t Text) Compact() Text {
 	b := t.buf()
 	if b == nil {
 		return t

@@ -281,3 +281,67 @@ func TestVectorDeep(t *testing.T) {
 	checkVector(t, kept, keptModel)
 	require.Equal(t, uint(3*vecBits), v.shift, "the root is three levels above the leaves")
 }
+
+// TestVectorLeafOwnsItsArray: a full tail pushed into the trie becomes a
+// leaf of its own, an array of exactly 32 elements, not the tail's array,
+// which would keep the tail (its claim counter, and for 8-byte elements the
+// next size class) alive as the leaf.
+func TestVectorLeafOwnsItsArray(t *testing.T) {
+	var v Vector[int]
+	for i := range 32 {
+		v = v.Append(i)
+	}
+	w := v.Append(32)
+	leaf := w.root.leaves[0]
+	require.NotSame(t, &v.tail.vals, leaf, "the leaf is the full tail's array")
+	require.Equal(t, v.tail.vals, *leaf)
+	checkVector(t, w, append(slices.Collect(v.Values()), 32))
+}
+
+// FuzzVector interprets the input as a program of Vector operations run
+// against slices: appends of one element or of up to 2047 (so that leaves,
+// inner nodes right above them and nodes above those fill and the root
+// grows), sets at any index, and jumps back to a kept version, which forks
+// its tail and its trie. Every kept version is checked at the end.
+func FuzzVector(f *testing.F) {
+	for seed := range uint64(4) {
+		f.Add(randomBytes(seed, 2, 120))
+	}
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		type snap struct {
+			v     Vector[int]
+			model []int
+		}
+		var v Vector[int]
+		var model []int
+		snaps := []snap{{}}
+		for pc := 0; pc+2 < len(prog); pc += 3 {
+			arg := int(prog[pc+1])<<8 | int(prog[pc+2])
+			switch prog[pc] % 4 {
+			case 0:
+				v, model = v.Append(arg), append(slices.Clip(model), arg)
+			case 1:
+				model = slices.Clip(model)
+				for i := range arg % 2048 {
+					v, model = v.Append(pc+i), append(model, pc+i)
+				}
+			case 2:
+				if len(model) > 0 {
+					i := arg % len(model)
+					v, model = v.Set(i, -pc), slices.Clone(model)
+					model[i] = -pc
+				}
+			default:
+				sn := snaps[arg%len(snaps)]
+				v, model = sn.v, sn.model
+			}
+			if pc%4 == 0 {
+				snaps = append(snaps, snap{v, model})
+			}
+		}
+		snaps = append(snaps, snap{v, model})
+		for _, sn := range snaps {
+			checkVector(t, sn.v, sn.model)
+		}
+	})
+}

@@ -49,15 +49,20 @@ func TestBufMapForksOfOneVersionFlushOnce(t *testing.T) {
 	assert.Len(t, tables, 1, "forks of one version each moved it into a new table")
 }
 
-// lowRebuildMin sets rebuildMin to n for the rest of tb (its parallel
-// subtests included): maps of a few dozen keys then move their tries into
-// new tables often, which the model tests would otherwise never see. tb
-// must not be parallel.
-func lowRebuildMin(tb testing.TB, n int) {
-	old := rebuildMin
-	rebuildMin = n
-	tb.Cleanup(func() { rebuildMin = old })
+// withLimits returns an empty BufMap that flushes its log by lim rather
+// than defaultLimits, as do the versions made from it: with a low
+// rebuildMin, maps of a few dozen keys move their tries into new tables
+// often, which the model tests would otherwise never see.
+func withLimits[V any](lim limits) BufMap[V] {
+	return BufMap[V]{log: &mapLog[V]{lim: &lim}}
 }
+
+// lowRebuild is defaultLimits with tries moved into new tables as soon as
+// they hold 3 keys (and a quarter of the table).
+var lowRebuild = limits{rebuildMin: 2, maxTableKey: maxTableKey}
+
+// longKeys is lowRebuild with keys of two bytes too long for a table entry.
+var longKeys = limits{rebuildMin: 2, maxTableKey: 1}
 
 // TestBufMapProgramsRebuild runs runBufProgram's programs of hundreds to
 // thousands of operations with tries moved into new tables as soon as they
@@ -65,24 +70,24 @@ func lowRebuildMin(tb testing.TB, n int) {
 // table's claim, keep tombstones and keys set again in their tries, and
 // move, which TestBufMapModel's and FuzzBufMap's short programs, jumping
 // back every few writes, never reach (they never fill a log).
-func TestBufMapProgramsRebuild(t *testing.T) {
-	lowRebuildMin(t, 2)
-	rapid.Check(t, checkBufProgram)
-}
+func TestBufMapProgramsRebuild(t *testing.T) { rapid.Check(t, checkBufProgram(lowRebuild)) }
 
 // TestBufMapPrograms is TestBufMapProgramsRebuild at the real threshold.
-func TestBufMapPrograms(t *testing.T) { rapid.Check(t, checkBufProgram) }
+func TestBufMapPrograms(t *testing.T) { rapid.Check(t, checkBufProgram(defaultLimits)) }
 
-func checkBufProgram(t *rapid.T) {
-	prog := rapid.SliceOfN(rapid.Byte(), 200, 4000).Draw(t, "prog")
-	hashBits := rapid.SampledFrom([]uint8{0, 2, 8, 40, 64}).Draw(t, "hashBits")
-	runBufProgram(t, prog, hashBits)
+// checkBufProgram returns a rapid check running runBufProgram's programs
+// on maps with the limits lim.
+func checkBufProgram(lim limits) func(*rapid.T) {
+	return func(t *rapid.T) {
+		prog := rapid.SliceOfN(rapid.Byte(), 200, 4000).Draw(t, "prog")
+		hashBits := rapid.SampledFrom([]uint8{0, 2, 8, 40, 64}).Draw(t, "hashBits")
+		runBufProgram(t, prog, hashBits, lim)
+	}
 }
 
 // FuzzBufMapRebuild runs runBufProgram with a trie moved into a new table
 // as soon as it holds 3 keys and a quarter of the table.
 func FuzzBufMapRebuild(f *testing.F) {
-	lowRebuildMin(f, 2)
 	for seed := range uint64(4) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		prog := make([]byte, 600)
@@ -91,7 +96,7 @@ func FuzzBufMapRebuild(f *testing.F) {
 		}
 		f.Add(prog, uint8(seed*20))
 	}
-	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runBufProgram(t, prog, hashBits) })
+	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runBufProgram(t, prog, hashBits, lowRebuild) })
 }
 
 // TestBufMapLongKeys runs runBufProgram's programs with keys of two bytes
@@ -99,14 +104,10 @@ func FuzzBufMapRebuild(f *testing.F) {
 // into new tables as soon as they hold 3 keys: the long keys stay in the
 // tries through every flush and rebuild, beside the short ones in tables.
 func TestBufMapLongKeys(t *testing.T) {
-	lowRebuildMin(t, 2)
-	old := maxTableKey
-	maxTableKey = 1
-	t.Cleanup(func() { maxTableKey = old })
-	rapid.Check(t, checkBufProgram)
+	rapid.Check(t, checkBufProgram(longKeys))
 	// A map of only long keys keeps them all in its trie, and its table
 	// (made for the short keys it never gets) empty.
-	var m BufMap[int]
+	m := withLimits[int](longKeys)
 	for i := range 1000 {
 		m = m.Set(strconv.Itoa(100+i), i)
 	}
@@ -126,14 +127,14 @@ func TestBufMapLongKeys(t *testing.T) {
 // that is dropped (a refused fold), which claims the log's next slot or
 // the table's next entry; jumps back to a version kept every tenth
 // operation. Every kept version is checked (Len, All, Get) at the end.
-func runBufProgram(t fataler, prog []byte, hashBits uint8) {
+func runBufProgram(t fataler, prog []byte, hashBits uint8, lim limits) {
 	mask := uint64(1)<<(hashBits%65) - 1
 	if hashBits%65 == 64 {
 		mask = ^uint64(0)
 	}
 	hash := func(k string) uint64 { return hashString(k) & mask }
 	var snaps []mapSnap[BufMap[int]]
-	m, model := BufMap[int]{}, map[string]int{}
+	m, model := withLimits[int](lim), map[string]int{}
 	for pc := 0; pc+1 < len(prog); pc += 2 {
 		k := strconv.Itoa(int(prog[pc+1] % 64))
 		switch op := prog[pc] % 16; {
@@ -197,10 +198,10 @@ func runBufProgram(t fataler, prog []byte, hashBits uint8) {
 func TestBufMapConcurrentTable(t *testing.T) {
 	for _, low := range []bool{false, true} {
 		t.Run(fmt.Sprint("lowRebuild=", low), func(t *testing.T) {
+			base := withLimits[int](defaultLimits)
 			if low {
-				lowRebuildMin(t, 2)
+				base = withLimits[int](lowRebuild)
 			}
-			var base BufMap[int]
 			for i := range 3 * bufLen {
 				base = base.Set("b"+strconv.Itoa(i), i)
 			}
@@ -291,4 +292,25 @@ func TestBufMapConcurrentTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzBufMapLongKeys is FuzzBufMapRebuild with the keys of two bytes too
+// long for a table entry (maxTableKey lowered to 1): they stay in the tries
+// through every flush and rebuild.
+func FuzzBufMapLongKeys(f *testing.F) {
+	for seed := range uint64(4) {
+		f.Add(randomBytes(seed, 3, 600), uint8(seed*20))
+	}
+	f.Fuzz(func(t *testing.T, prog []byte, hashBits uint8) { runBufProgram(t, prog, hashBits, longKeys) })
+}
+
+// randomBytes returns n pseudo-random bytes of the PCG stream (seed,
+// stream): a seed program for a fuzz target.
+func randomBytes(seed, stream uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, stream))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
 }

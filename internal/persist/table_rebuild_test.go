@@ -54,7 +54,6 @@ func checkTableIndex[V any](tb testing.TB, t *keyTable[V], n int32, hash func(st
 // unchanged. Run for real and degenerate hashes (all tags equal, tags
 // only).
 func TestBufMapRebuildForkOfGrownTable(t *testing.T) {
-	lowRebuildMin(t, 64)
 	for _, hf := range []struct {
 		name string
 		fn   func(string) uint64
@@ -67,7 +66,7 @@ func TestBufMapRebuildForkOfGrownTable(t *testing.T) {
 	} {
 		t.Run(hf.name, func(t *testing.T) {
 			h := hf.fn
-			var m BufMap[int]
+			m := withLimits[int](limits{rebuildMin: 64, maxTableKey: maxTableKey})
 			model := map[string]int{}
 			var fork BufMap[int]
 			var forkModel map[string]int
@@ -140,8 +139,7 @@ func logOrTrieHas[V any](m BufMap[V], h func(string) uint64, k string) bool {
 // half written, or took an entry it does not see, would hold a key of the
 // main line or miss one of its own. Run with -race.
 func TestBufMapRebuildWhileTableGrows(t *testing.T) {
-	lowRebuildMin(t, 16)
-	var base BufMap[int]
+	base := withLimits[int](limits{rebuildMin: 16, maxTableKey: maxTableKey})
 	for i := range 400 {
 		base = base.Set("b"+strconv.Itoa(i), i)
 	}
@@ -217,7 +215,7 @@ func BenchmarkBufMapRebuildOldFork(b *testing.B) {
 	require.Greater(b, f.trie.Len(), 500)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, n, _ := f.rebuild(f.log.table, f.log.nt); int(n) != f.Len()-int(f.nlog) && n == 0 {
+		if _, n, _ := f.rebuild(f.log.table, f.log.nt, f.log.limits()); int(n) != f.Len()-int(f.nlog) && n == 0 {
 			b.Fatal("empty rebuild")
 		}
 	}
