@@ -68,8 +68,7 @@ func (d *decoder) next(toks []string) (operation, pointers, bool) {
 		case fail == nil:
 			return op, ptrs, true
 		case fail.err == ErrUnknownOp && !d.reject:
-			d.warns = append(d.warns, Warning{Index: i, Op: op.op, Path: op.path,
-				Message: fmt.Sprintf("unknown operation %s removed; the rest of the patch applies", quote(op.op))})
+			d.warns = append(d.warns, Warning{Index: i, Op: op.op, Path: op.path, Message: removedMessage(op.op, fail)})
 		default:
 			d.err = op.fail(fail)
 			d.skipRest()
@@ -77,6 +76,15 @@ func (d *decoder) next(toks []string) (operation, pointers, bool) {
 		}
 	}
 	return operation{}, pointers{}, false
+}
+
+// removedMessage is the Message of the Warning for an operation removed
+// because fail, an ErrUnknownOp, says its "op" names no operation.
+func removedMessage(op string, fail *failure) string {
+	if op == "" {
+		return fail.reason + "; the operation is removed and the rest of the patch applies"
+	}
+	return fmt.Sprintf("unknown operation %s removed; the rest of the patch applies", quote(op))
 }
 
 // begin reads up to the first element of the patch array, and reports
@@ -296,11 +304,14 @@ func (f *opFields) decode(i int, toks []string) (operation, pointers, *failure) 
 		path = string(f.path.text)
 		op.path = path
 	}
-	if err := f.op.check("op"); err != nil {
-		return op, pointers{}, err
-	}
+	// An "op" that is missing or not a string names no operation either:
+	// like an unknown one, it is the caller's to forgive (docs/protocol.md
+	// G8, G2: the reference removes that operation and applies the rest).
 	if !f.op.present {
-		return op, pointers{}, failf(ErrInvalidPatch, "the operation has no \"op\"")
+		return op, pointers{}, failf(ErrUnknownOp, "the operation has no \"op\"")
+	}
+	if f.op.kind != kindString {
+		return op, pointers{}, failf(ErrUnknownOp, "\"op\" is a JSON %s, want a string", f.op.kind.name())
 	}
 	kind := opName(f.op.text)
 	op.op = kind

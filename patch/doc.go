@@ -17,8 +17,9 @@
 // Apply follows RFC 6902 and RFC 6901, with the decisions of the AG-UI
 // reference client (fast-json-patch) where the RFCs leave room:
 //   - A patch applies whole or not at all.
-//   - An operation with an unknown "op" is removed with a Warning and the rest
-//     applies (docs/protocol.md G2); Options.RejectUnknownOps makes it an error.
+//   - An operation whose "op" is unknown, missing or not a string is removed
+//     with a Warning and the rest applies (docs/protocol.md G2, G8);
+//     Options.RejectUnknownOps makes it an error.
 //   - Array indices are "0" or digits without a leading zero; "-" (append)
 //     only for add; negative indices are refused.
 //   - test needs "value" (null is a value, absence is an error), works on the

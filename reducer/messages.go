@@ -394,8 +394,41 @@ func (f *folder) msgContent(k *msgKind, id, delta string, tag model.Owner, meta 
 	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
+	if moved, ok := f.lookAgain(k, id, o); ok {
+		c := f.writeCold()
+		k.setOpen(c, k.open(c).Set(moved.id, moved.o))
+		o = moved.o
+	}
 	f.appendText(id, o, delta, meta)
 	return nil
+}
+
+// movedOpen is an open entry that lookAgain pointed at the message now
+// holding its id, and that id as the view stores it.
+type movedOpen struct {
+	id string
+	o  model.Open
+}
+
+// lookAgain looks the id of the open text or reasoning message o up again
+// (G16): when o no longer points at a message of that id (a MESSAGES_SNAPSHOT
+// dropped it) and a message of that id and kind is in the list again (a
+// later TOOL_CALL_START created it as its parentMessageId), it returns o
+// pointing there, as the reference, which finds a delta's message by its id,
+// appends to it. It reports false when o still points at its message, or
+// no message of that id and kind is in the list.
+func (f *folder) lookAgain(k *msgKind, id string, o model.Open) (movedOpen, bool) {
+	if o.In {
+		if m, _ := f.peek(o.Loc.Inv).Stored(o.Loc.Pos); m != nil && m.ID == id {
+			return movedOpen{}, false
+		}
+	}
+	m, loc, ok := f.msg(id)
+	if !ok || m.Kind() != k.kind {
+		return movedOpen{}, false
+	}
+	o.Loc, o.In = loc, true
+	return movedOpen{id: m.ID, o: o}, true
 }
 
 // msgEnd folds a TEXT_MESSAGE_END or REASONING_MESSAGE_END.
@@ -406,6 +439,9 @@ func (f *folder) msgEnd(k *msgKind, id string, tag model.Owner, meta json.RawMes
 	}
 	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
+	}
+	if moved, ok := f.lookAgain(k, id, o); ok {
+		o = moved.o
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Delete(id))
@@ -475,6 +511,11 @@ func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Cal
 }
 
 func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, meta json.RawMessage) *Violation {
+	if parentMsg != nil && *parentMsg == "" {
+		// §7: an empty parentMessageId reads as absent, as the reference
+		// reads it: the call's message is the one of the call's id.
+		parentMsg = nil
+	}
 	if _, open := f.st.Cold.Open.Tool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}
