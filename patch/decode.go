@@ -41,7 +41,9 @@ const (
 )
 
 func newDecoder(raw []byte, opts *Options) decoder {
-	return decoder{p: parser{b: raw}, reject: opts != nil && opts.RejectUnknownOps}
+	// A value sits two levels down in the patch (its array, its operation
+	// object): it may nest as deeply as a document.
+	return decoder{p: parser{b: raw, above: 2}, reject: opts != nil && opts.RejectUnknownOps}
 }
 
 // next returns the next operation of the patch, its pointers' tokens in
@@ -94,7 +96,7 @@ func (d *decoder) begin() bool {
 	d.state = decoderDone
 	p.skipSpace()
 	if p.i >= len(p.b) || p.b[p.i] != '[' {
-		root, err := parseValue(p.b)
+		root, err := parseValueAbove(p.b, 2)
 		if err != nil {
 			d.syntaxError(err)
 			return false

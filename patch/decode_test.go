@@ -25,7 +25,7 @@ type decodedOp struct {
 }
 
 func refDecodePatch(raw json.RawMessage, opts *Options) ([]decodedOp, []Warning, error) {
-	root, err := parseValue(raw)
+	root, err := parseValueAbove(raw, 2)
 	if err != nil {
 		return nil, nil, &Error{Index: -1, Reason: err.Error(), Err: causeError{ErrInvalidPatch, err}}
 	}

@@ -29,7 +29,9 @@
 //   - An operation that would grow the document past Options.MaxDocumentBytes
 //     fails with ErrTooLarge, so a copy bomb stops early.
 //   - An operation that would nest the document deeper than MaxNesting
-//     (10,000) levels fails with ErrTooDeep (docs/protocol.md G21), so a depth bomb
+//     (9,997) levels fails with ErrTooDeep (docs/protocol.md G21, G8), so a
+//     document the fold accepts always encodes again, three levels down in
+//     a view's JSON form, with encoding/json's limit of 10,000; and a depth bomb
 //     (copying the document into itself until it is millions of levels deep
 //     yet a few bytes long) stops too. Every node records its height, so the
 //     check costs O(length of the path). New refuses such input as well, and
