@@ -341,8 +341,10 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	f.putMsg(loc, &c)
 }
 
-// appendText appends a streamed delta to the open text or reasoning message o.
-func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) {
+// appendText appends a streamed delta to the open text or reasoning message
+// o, and reports false, having changed nothing, when o no longer points at
+// a message of that id.
+func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) bool {
 	loc := o.Loc
 	var m *model.Msg
 	var streaming bool
@@ -350,13 +352,12 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		m, streaming = f.peek(loc.Inv).Stored(loc.Pos)
 	}
 	if m == nil || m.ID != id {
-		f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
-		return
+		return false
 	}
 	hasText := streaming || m.HasText
 	if !hasText && m.HasDoc {
 		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
-		return
+		return true
 	}
 	if !hasText && m.Info().Raw() != nil {
 		// G16: a delta into content parts replaces them with its text, as the
@@ -367,14 +368,14 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		c.Info().SetExtra(x)
 		c.Text, c.HasText = persist.TextOf(delta), true
 		f.putMsg(loc, &c)
-		return
+		return true
 	}
 	if delta == "" && meta == nil && hasText {
-		return
+		return true
 	}
 	if meta == nil {
 		f.inv(loc.Inv).AppendText(loc.Pos, delta)
-		return
+		return true
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
 	info := *c.Info()
@@ -383,6 +384,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	c.HasText = true
 	c.Text = c.Text.Append(delta)
 	f.putMsg(loc, &c)
+	return true
 }
 
 // msgContent folds a TEXT_MESSAGE_CONTENT or REASONING_MESSAGE_CONTENT.
@@ -394,12 +396,16 @@ func (f *folder) msgContent(k *msgKind, id, delta string, tag model.Owner, meta 
 	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
+	if f.appendText(id, o, delta, meta) {
+		return nil
+	}
 	if moved, ok := f.lookAgain(k, id, o); ok {
 		c := f.writeCold()
 		k.setOpen(c, k.open(c).Set(moved.id, moved.o))
-		o = moved.o
+		f.appendText(id, moved.o, delta, meta)
+		return nil
 	}
-	f.appendText(id, o, delta, meta)
+	f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
 	return nil
 }
 
