@@ -223,7 +223,8 @@ func (c *Client) Close() { c.store.Close() }
 // back, as NextInput and Continue do, to continue the thread.
 //
 // input may leave RunID empty (a random UUID is used), ThreadID empty (the
-// view's thread, else a random UUID), ProtocolVersion nil ("1.0") and
+// view's thread, else a random UUID), ProtocolVersion nil ("1.0"), State nil
+// (the view's state: {} for a new client, as the reference sends it) and
 // ForwardedProps nil ({}); input is not modified. Run refuses, before
 // anything is sent and with the view unchanged, an input whose history
 // holds two messages with one id (*reducer.InputError) or whose resume
@@ -336,9 +337,9 @@ func lastViolation(v *view.View, cause error) error {
 	return fmt.Errorf("%w: %w", &reducer.Violation{Rule: d.Rule, Index: d.Index, Type: d.Type, Message: d.Message}, cause)
 }
 
-// prepare returns a copy of input with the ids, protocol version and
-// forwarded props filled in and nil lists made empty, as the reference
-// client sends them.
+// prepare returns a copy of input with the ids, protocol version, state
+// (the view's, {} for a new one) and forwarded props filled in and nil lists
+// made empty, as the reference client sends them.
 func (c *Client) prepare(input *event.RunAgentInput) *event.RunAgentInput {
 	var in event.RunAgentInput
 	if input != nil {
@@ -355,6 +356,12 @@ func (c *Client) prepare(input *event.RunAgentInput) *event.RunAgentInput {
 	}
 	if in.ForwardedProps == nil {
 		in.ForwardedProps = json.RawMessage(`{}`)
+	}
+	if in.State == nil {
+		// The reference always sends its agent's state ({} before any
+		// run), and a server with a typed model requires it: absent, the
+		// run keeps the view's state (reducer.Input), so that is what goes.
+		in.State = c.store.View().State()
 	}
 	if in.RunID == "" {
 		in.RunID = NewID()

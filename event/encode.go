@@ -317,14 +317,18 @@ func (w *encoder) usage(u []TokenUsage) {
 	})
 }
 
+// input writes in with its members in the order the reference client's
+// prepareRunAgentInput builds them, so that JSON.stringify of the
+// reference's input and this encoding are the same bytes (PROTOCOL.md §2.1):
+// threadId, runId, protocolVersion, tools, context, forwardedProps, state,
+// messages, resume (parentRunId, which the reference never sets, after
+// runId).
 func (w *encoder) input(in *RunAgentInput) {
 	w.open()
 	w.str("threadId", in.ThreadID)
 	w.str("runId", in.RunID)
 	w.optStr("parentRunId", in.ParentRunID)
 	w.optStr("protocolVersion", in.ProtocolVersion)
-	w.optRaw("state", in.State, kindAny)
-	w.messages("messages", in.Messages)
 	w.list("tools", len(in.Tools), func(i int) {
 		t := &in.Tools[i]
 		w.open()
@@ -341,6 +345,8 @@ func (w *encoder) input(in *RunAgentInput) {
 		w.close()
 	})
 	w.optRaw("forwardedProps", in.ForwardedProps, kindAny)
+	w.optRaw("state", in.State, kindAny)
+	w.messages("messages", in.Messages)
 	if in.Resume != nil {
 		w.list("resume", len(in.Resume), func(i int) {
 			r := &in.Resume[i]

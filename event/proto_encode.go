@@ -192,7 +192,7 @@ func members(raw []byte) []jmember {
 		name, _ := unescapeJSON(raw[i:s.End])
 		i = wire.SkipWS(raw, s.End)
 		i = wire.SkipWS(raw, i+1) // ':'
-		end, ok := wire.SkipValue(raw, i, 0)
+		end, ok := skipValid(raw, i)
 		if !ok {
 			return out
 		}
@@ -205,6 +205,48 @@ func members(raw []byte) []jmember {
 	return out
 }
 
+// skipValid returns the index just past the value that starts at raw[i] in
+// well-formed JSON, however deeply it nests: without a loop per level (as
+// wire.SkipValue, bounded at wire.MaxDepth, has), a member or element nested
+// deeper than that would be silently left out of the protobuf form, and a
+// state the fold accepted (docs/protocol.md G21: up to patch.MaxNesting
+// levels) would not survive the encoding. It reports false when raw ends
+// inside the value.
+func skipValid(raw []byte, i int) (int, bool) {
+	if i < len(raw) && raw[i] != '"' && raw[i] != '{' && raw[i] != '[' {
+		// A number or a literal ends where a delimiter begins.
+		start := i
+		for i < len(raw) && !strings.ContainsRune(",:]} \t\n\r", rune(raw[i])) {
+			i++
+		}
+		return i, i > start
+	}
+	depth := 0
+	for i < len(raw) {
+		switch raw[i] {
+		case '"':
+			s, ok := wire.ScanString(raw, i)
+			if !ok {
+				return 0, false
+			}
+			i = s.End
+			if depth == 0 {
+				return i, true
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return i + 1, depth == 0
+			}
+		}
+		i++
+	}
+	return 0, false
+}
+
 // elements splits a well-formed JSON array into its elements.
 func elements(raw []byte) [][]byte {
 	var out [][]byte
@@ -214,7 +256,7 @@ func elements(raw []byte) [][]byte {
 	}
 	i = wire.SkipWS(raw, i+1)
 	for i < len(raw) && raw[i] != ']' {
-		end, ok := wire.SkipValue(raw, i, 0)
+		end, ok := skipValid(raw, i)
 		if !ok {
 			return out
 		}

@@ -19,10 +19,11 @@ type Options struct {
 	// until it is huge) after O(log limit) cheap operations. 0 means
 	// DefaultMaxDocumentBytes; a negative value means no limit.
 	MaxDocumentBytes int
-	// RejectUnknownOps makes an operation with an unknown "op" fail the patch
-	// with ErrUnknownOp, as RFC 6902 section 4 requires. By default such an
-	// operation is removed and reported as a Warning, and the rest of the
-	// patch applies, as the AG-UI reference client does (docs/protocol.md G2).
+	// RejectUnknownOps makes an operation whose "op" is unknown, missing or
+	// not a string fail the patch with ErrUnknownOp, as RFC 6902 section 4
+	// requires. By default such an operation is removed and reported as a
+	// Warning, and the rest of the patch applies, as the AG-UI reference
+	// client does (docs/protocol.md G2, G8).
 	RejectUnknownOps bool
 }
 
@@ -63,7 +64,8 @@ type pointers struct {
 // O(size of the document) (see Cost in the package documentation).
 //
 // An operation whose "op" is a string other than add, remove, replace, move,
-// copy and test is removed and reported as a Warning, and the others apply
+// copy and test, or is missing, or is not a string, is removed and reported
+// as a Warning, and the others apply
 // (the reference client's behaviour, docs/protocol.md G2), unless
 // Options.RejectUnknownOps is set. Warnings are returned even when the patch
 // then fails. Members an operation does not use are ignored (RFC 6902

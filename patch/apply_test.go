@@ -152,8 +152,25 @@ func TestApply(t *testing.T) {
 		{name: "patch null", doc: `{}`, patch: `null`, err: ErrInvalidPatch, index: -1},
 		{name: "operation not an object", doc: `{}`, patch: `[{"op":"add","path":"/a","value":1},7]`,
 			err: ErrInvalidPatch, index: 1, reason: "is a JSON number, want an object"},
-		{name: "op missing", doc: `{}`, patch: `[{"path":"/a"}]`, err: ErrInvalidPatch, path: "/a", reason: `no "op"`},
-		{name: "op not a string", doc: `{}`, patch: `[{"op":1,"path":"/a"}]`, err: ErrInvalidPatch, path: "/a"},
+		// G8: an operation whose op is missing or not a string is removed as
+		// an unknown one is (G2), and the rest applies.
+		{name: "op missing: removed, the rest applies", doc: `{}`,
+			patch: `[{"path":"/a","value":1},{"op":"add","path":"/b","value":2}]`, want: `{"b":2}`,
+			warns: []Warning{{Index: 0, Path: "/a",
+				Message: `the operation has no "op"; the operation is removed and the rest of the patch applies`}}},
+		{name: "op not a string: removed, the rest applies", doc: `{}`,
+			patch: `[{"op":"add","path":"/b","value":2},{"op":1,"path":"/a"},{"op":null}]`, want: `{"b":2}`,
+			warns: []Warning{
+				{Index: 1, Path: "/a", Message: `"op" is a JSON number, want a string; the operation is removed and the rest of the patch applies`},
+				{Index: 2, Message: `"op" is a JSON null, want a string; the operation is removed and the rest of the patch applies`}}},
+		{name: "op missing, RFC 6902 strict", doc: `{}`, patch: `[{"path":"/a"}]`, opts: &Options{RejectUnknownOps: true},
+			err: ErrUnknownOp, path: "/a", reason: `no "op"`},
+		{name: "op not a string, RFC 6902 strict", doc: `{}`, patch: `[{"op":["add"],"path":"/a"}]`, opts: &Options{RejectUnknownOps: true},
+			err: ErrUnknownOp, path: "/a", reason: `"op" is a JSON array`},
+		{name: "op missing and a malformed operation: the malformed one fails the patch", doc: `{}`,
+			patch: `[{"path":"/a"},{"op":"add","path":"/b"}]`, err: ErrInvalidPatch, index: 1, op: "add", path: "/b",
+			warns: []Warning{{Index: 0, Path: "/a",
+				Message: `the operation has no "op"; the operation is removed and the rest of the patch applies`}}},
 		{name: "path missing", doc: `{}`, patch: `[{"op":"add","value":1}]`, err: ErrInvalidPatch, op: "add", reason: `no "path"`},
 		{name: "path null", doc: `{}`, patch: `[{"op":"add","path":null,"value":1}]`, err: ErrInvalidPatch, op: "add"},
 		{name: "malformed op wins over earlier failing op", doc: `{}`,
@@ -230,6 +247,8 @@ func TestErrorMessage(t *testing.T) {
 	}
 	w := Warning{Index: 0, Op: "spam", Path: "/a", Message: "removed"}
 	assert.Equal(t, `patch: operation 0 (spam "/a"): removed`, w.String())
+	w = Warning{Index: 3, Path: "/a", Message: `the operation has no "op"; removed`}
+	assert.Equal(t, `patch: operation 3 (at "/a"): the operation has no "op"; removed`, w.String())
 }
 
 func TestApplySyntaxError(t *testing.T) {

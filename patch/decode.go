@@ -41,7 +41,9 @@ const (
 )
 
 func newDecoder(raw []byte, opts *Options) decoder {
-	return decoder{p: parser{b: raw}, reject: opts != nil && opts.RejectUnknownOps}
+	// A value sits two levels down in the patch (its array, its operation
+	// object): it may nest as deeply as a document.
+	return decoder{p: parser{b: raw, above: 2}, reject: opts != nil && opts.RejectUnknownOps}
 }
 
 // next returns the next operation of the patch, its pointers' tokens in
@@ -68,8 +70,7 @@ func (d *decoder) next(toks []string) (operation, pointers, bool) {
 		case fail == nil:
 			return op, ptrs, true
 		case fail.err == ErrUnknownOp && !d.reject:
-			d.warns = append(d.warns, Warning{Index: i, Op: op.op, Path: op.path,
-				Message: fmt.Sprintf("unknown operation %s removed; the rest of the patch applies", quote(op.op))})
+			d.warns = append(d.warns, Warning{Index: i, Op: op.op, Path: op.path, Message: removedMessage(op.op, fail)})
 		default:
 			d.err = op.fail(fail)
 			d.skipRest()
@@ -79,6 +80,15 @@ func (d *decoder) next(toks []string) (operation, pointers, bool) {
 	return operation{}, pointers{}, false
 }
 
+// removedMessage is the Message of the Warning for an operation removed
+// because fail, an ErrUnknownOp, says its "op" names no operation.
+func removedMessage(op string, fail *failure) string {
+	if op == "" {
+		return fail.reason + "; the operation is removed and the rest of the patch applies"
+	}
+	return fmt.Sprintf("unknown operation %s removed; the rest of the patch applies", quote(op))
+}
+
 // begin reads up to the first element of the patch array, and reports
 // whether there is one.
 func (d *decoder) begin() bool {
@@ -86,7 +96,7 @@ func (d *decoder) begin() bool {
 	d.state = decoderDone
 	p.skipSpace()
 	if p.i >= len(p.b) || p.b[p.i] != '[' {
-		root, err := parseValue(p.b)
+		root, err := parseValueAbove(p.b, 2)
 		if err != nil {
 			d.syntaxError(err)
 			return false
@@ -296,11 +306,14 @@ func (f *opFields) decode(i int, toks []string) (operation, pointers, *failure) 
 		path = string(f.path.text)
 		op.path = path
 	}
-	if err := f.op.check("op"); err != nil {
-		return op, pointers{}, err
-	}
+	// An "op" that is missing or not a string names no operation either:
+	// like an unknown one, it is the caller's to forgive (docs/protocol.md
+	// G8, G2: the reference removes that operation and applies the rest).
 	if !f.op.present {
-		return op, pointers{}, failf(ErrInvalidPatch, "the operation has no \"op\"")
+		return op, pointers{}, failf(ErrUnknownOp, "the operation has no \"op\"")
+	}
+	if f.op.kind != kindString {
+		return op, pointers{}, failf(ErrUnknownOp, "\"op\" is a JSON %s, want a string", f.op.kind.name())
 	}
 	kind := opName(f.op.text)
 	op.op = kind

@@ -25,7 +25,7 @@ type decodedOp struct {
 }
 
 func refDecodePatch(raw json.RawMessage, opts *Options) ([]decodedOp, []Warning, error) {
-	root, err := parseValue(raw)
+	root, err := parseValueAbove(raw, 2)
 	if err != nil {
 		return nil, nil, &Error{Index: -1, Reason: err.Error(), Err: causeError{ErrInvalidPatch, err}}
 	}
@@ -44,8 +44,11 @@ func refDecodePatch(raw json.RawMessage, opts *Options) ([]decodedOp, []Warning,
 		if err.err != ErrUnknownOp || (opts != nil && opts.RejectUnknownOps) {
 			return nil, warns, op.fail(err)
 		}
-		warns = append(warns, Warning{Index: i, Op: op.op, Path: op.operation.path,
-			Message: fmt.Sprintf("unknown operation %q removed; the rest of the patch applies", op.op)})
+		msg := fmt.Sprintf("unknown operation %q removed; the rest of the patch applies", op.op)
+		if op.op == "" {
+			msg = err.reason + "; the operation is removed and the rest of the patch applies"
+		}
+		warns = append(warns, Warning{Index: i, Op: op.op, Path: op.operation.path, Message: msg})
 	}
 	return list, warns, nil
 }
@@ -71,10 +74,10 @@ func refDecodeOperation(i int, n *node) (decodedOp, *failure) {
 	op.operation.path = path
 	kind, hasOp, err := refStringMember(o, "op")
 	if err != nil {
-		return op, err
+		return op, failf(ErrUnknownOp, "%s", err.reason)
 	}
 	if !hasOp {
-		return op, failf(ErrInvalidPatch, "the operation has no \"op\"")
+		return op, failf(ErrUnknownOp, "the operation has no \"op\"")
 	}
 	op.op = kind
 	switch kind {

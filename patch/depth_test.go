@@ -169,14 +169,17 @@ func TestNestingLimit(t *testing.T) {
 
 	t.Run("move and copy", func(t *testing.T) {
 		t.Parallel()
-		// /a is 5000 levels deep; /b/…/b holds an empty object 5000 levels down.
-		doc := MustNew(`{"a":` + nested(5000, "") + `,"b":` + nested(4999, "{}") + `}`)
-		deepest := zeros(4999) // to the {} inside /b
+		// /a is a levels deep; /b/…/b holds an empty object b levels down:
+		// /a/0 put into that object fills the document to MaxNesting.
+		const a = MaxNesting / 2
+		const b = MaxNesting - 1 - a
+		doc := MustNew(`{"a":` + nested(a, "") + `,"b":` + nested(b, "{}") + `}`)
+		deepest := zeros(b) // to the {} inside /b
 		for _, op := range []string{"copy", "move"} {
 			fits := fmt.Sprintf(`[{"op":%q,"from":"/a/0","path":"/b%s/x"}]`, op, deepest)
 			got, _, err := Apply(doc, json.RawMessage(fits), nil)
 			require.NoError(t, err, op)
-			assert.Equal(t, int32(1+5000+4999), got.node().height, op)
+			assert.Equal(t, int32(MaxNesting), got.node().height, op)
 			checkHeights(t, got.node())
 			over := fmt.Sprintf(`[{"op":%q,"from":"/a","path":"/b%s/x"}]`, op, deepest)
 			got, _, err = Apply(doc, json.RawMessage(over), nil)
@@ -240,4 +243,31 @@ func TestParsedHeights(t *testing.T) {
 		d := MustNew(raw)
 		checkHeights(t, d.node())
 	}
+}
+
+// TestMaxNestingEncodesWrapped (G21; issue 34 N4): a document at MaxNesting
+// levels, wrapped in MaxWrapping levels (the deepest container an encoder
+// puts around a document: a view's messages[i].content), is JSON that
+// encoding/json reads and writes; one level more is not, so the limit is
+// exactly as high as it can be.
+func TestMaxNestingEncodesWrapped(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 10000, MaxNesting+MaxWrapping, "encoding/json's limit")
+	doc := MustNew(nested(MaxNesting-1, "{}"))
+	require.Equal(t, int32(MaxNesting), doc.node().height)
+	wrap := func(levels int, inner string) string {
+		return strings.Repeat(`{"w":`, levels) + inner + strings.Repeat(`}`, levels)
+	}
+	atLimit := wrap(MaxWrapping, string(doc.JSON()))
+	assert.True(t, json.Valid([]byte(atLimit)))
+	var x any
+	require.NoError(t, json.Unmarshal([]byte(atLimit), &x))
+	_, err := json.Marshal(map[string]any{"messages": []any{map[string]any{"content": doc}}})
+	require.NoError(t, err, "json.Marshal of the document three levels down")
+	assert.False(t, json.Valid([]byte(wrap(MaxWrapping+1, string(doc.JSON())))), "one level more is over encoding/json's limit")
+
+	_, err = New(json.RawMessage(nested(MaxNesting+1, "")))
+	require.Error(t, err, "New refuses a document deeper than MaxNesting")
+	_, err = New(json.RawMessage(nested(MaxNesting, "")))
+	require.NoError(t, err)
 }

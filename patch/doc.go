@@ -17,8 +17,9 @@
 // Apply follows RFC 6902 and RFC 6901, with the decisions of the AG-UI
 // reference client (fast-json-patch) where the RFCs leave room:
 //   - A patch applies whole or not at all.
-//   - An operation with an unknown "op" is removed with a Warning and the rest
-//     applies (docs/protocol.md G2); Options.RejectUnknownOps makes it an error.
+//   - An operation whose "op" is unknown, missing or not a string is removed
+//     with a Warning and the rest applies (docs/protocol.md G2, G8);
+//     Options.RejectUnknownOps makes it an error.
 //   - Array indices are "0" or digits without a leading zero; "-" (append)
 //     only for add; negative indices are refused.
 //   - test needs "value" (null is a value, absence is an error), works on the
@@ -28,7 +29,9 @@
 //   - An operation that would grow the document past Options.MaxDocumentBytes
 //     fails with ErrTooLarge, so a copy bomb stops early.
 //   - An operation that would nest the document deeper than MaxNesting
-//     (10,000) levels fails with ErrTooDeep (docs/protocol.md G21), so a depth bomb
+//     (9,997) levels fails with ErrTooDeep (docs/protocol.md G21, G8), so a
+//     document the fold accepts always encodes again, three levels down in
+//     a view's JSON form, with encoding/json's limit of 10,000; and a depth bomb
 //     (copying the document into itself until it is millions of levels deep
 //     yet a few bytes long) stops too. Every node records its height, so the
 //     check costs O(length of the path). New refuses such input as well, and

@@ -15,8 +15,9 @@ var (
 	// has one of the wrong type, or moves a value into its own child.
 	ErrInvalidPatch = errors.New("invalid patch")
 	// ErrUnknownOp: an operation's "op" is not one of add, remove, replace,
-	// move, copy, test. Returned only with Options.RejectUnknownOps; by
-	// default such operations are dropped with a Warning.
+	// move, copy, test, or is missing, or is not a string. Returned only with
+	// Options.RejectUnknownOps; by default such operations are dropped with a
+	// Warning (docs/protocol.md G2, G8).
 	ErrUnknownOp = errors.New("unknown operation")
 	// ErrInvalidPointer: a "path" or "from" is not an RFC 6901 JSON pointer,
 	// or reaches into an array with a token that is not an index (leading
@@ -79,12 +80,13 @@ func (e *Error) Error() string {
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Warning reports something Apply tolerated: an operation with an unknown
-// "op", removed before the rest of the patch was applied (docs/protocol.md G2).
+// Warning reports something Apply tolerated: an operation whose "op" is
+// unknown, missing or not a string, removed before the rest of the patch was
+// applied (docs/protocol.md G2, G8).
 type Warning struct {
 	// Index is the position of the operation in the patch array.
 	Index int
-	// Op is the operation's "op" as written.
+	// Op is the operation's "op" as written ("" when absent or not a string).
 	Op string
 	// Path is the operation's "path" as written ("" when absent).
 	Path string
@@ -94,6 +96,9 @@ type Warning struct {
 
 // String formats the warning like an Error.
 func (w Warning) String() string {
+	if w.Op == "" {
+		return fmt.Sprintf("patch: operation %d (at %s): %s", w.Index, quote(w.Path), w.Message)
+	}
 	return fmt.Sprintf("patch: operation %d (%s %s): %s", w.Index, clip(w.Op), quote(w.Path), w.Message)
 }
 

@@ -9,11 +9,25 @@ import (
 )
 
 // MaxNesting bounds how deeply arrays and objects may nest in a document
-// (docs/protocol.md G21): in a value New parses, as encoding/json bounds it, and in
-// the result of every operation Apply performs, which fails with ErrTooDeep
-// rather than exceed it. Whatever reads or writes a document may therefore
-// recurse once per level. [] and {"a":1} nest one level, [[]] two.
-const MaxNesting = 10000
+// (docs/protocol.md G21): in a value New parses and in the result of every
+// operation Apply performs, which fails with ErrTooDeep rather than exceed
+// it. Whatever reads or writes a document may therefore recurse once per
+// level. [] and {"a":1} nest one level, [[]] two.
+//
+// It is the one limit that keeps whatever a fold accepts encodable again:
+// encoding/json refuses JSON nested deeper than 10,000 levels (and so does
+// the event decoder, an event's own object included), and the deepest
+// container an encoder puts around a document is three levels deep (a view's
+// JSON form and a MESSAGES_SNAPSHOT hold an activity's content at
+// messages[i].content; a state sits one level down in a view, a
+// RunAgentInput and a STATE_SNAPSHOT, two in a journal's input line and a
+// RUN_STARTED's input; the protobuf form nests as the JSON does). A document
+// of MaxNesting levels therefore encodes everywhere, with json.Marshal too.
+const MaxNesting = 10000 - MaxWrapping
+
+// MaxWrapping is how many levels of arrays and objects the deepest encoding
+// of a document adds around it (see MaxNesting).
+const MaxWrapping = 3
 
 // maxNesting is MaxNesting as the parser counts it.
 const maxNesting = MaxNesting
@@ -37,6 +51,10 @@ type parser struct {
 	b     []byte
 	i     int
 	depth int
+	// above is how many levels of the input hold no document, but the
+	// containers around one (a patch's array and operation object), which
+	// the nesting limit does not count.
+	above int
 	// members and elems are stacks of the members and elements of the
 	// objects and arrays being parsed, innermost last, so that a small
 	// container is allocated once, when it ends, instead of grown as it is
@@ -63,8 +81,12 @@ const (
 
 // parseValue parses b, which must hold exactly one JSON value surrounded by
 // optional whitespace.
-func parseValue(b []byte) (*node, error) {
-	p := parser{b: b}
+func parseValue(b []byte) (*node, error) { return parseValueAbove(b, 0) }
+
+// parseValueAbove is parseValue for input whose first above levels are
+// containers around documents (see parser.above).
+func parseValueAbove(b []byte, above int) (*node, error) {
+	p := parser{b: b, above: above}
 	p.skipSpace()
 	n, err := p.value()
 	if err != nil {
@@ -142,8 +164,8 @@ func (p *parser) literal(lit string, n *node) (*node, error) {
 
 func (p *parser) enter() error {
 	p.depth++
-	if p.depth > maxNesting {
-		return p.errorf("arrays and objects nest deeper than %d levels", maxNesting)
+	if p.depth > maxNesting+p.above {
+		return p.errorf("arrays and objects nest deeper than %d levels (patch.MaxNesting)", maxNesting+p.above)
 	}
 	return nil
 }

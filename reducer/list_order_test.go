@@ -137,35 +137,36 @@ func TestListOrderToolResultChains(t *testing.T) {
 // TestListEmptyID: "" is a message id like any other. A message with an
 // empty id is in the list, and a tool result answering a call it holds goes
 // right after it and is linked to the call (the list once dropped it, and
-// the result went to the end, unlinked).
+// the result went to the end, unlinked). A TOOL_CALL_START whose
+// parentMessageId is "" reads it as absent (§7): its call goes to a message
+// of the call's id, not to the message "".
 func TestListEmptyID(t *testing.T) {
-	evs := []event.Event{
-		&event.RunStarted{ThreadID: "t", RunID: "r"},
-		&event.TextMessageStart{MessageID: ""},
-		&event.TextMessageContent{MessageID: "", Delta: "hi"},
-		&event.TextMessageEnd{MessageID: ""},
-		&event.TextMessageStart{MessageID: "b"},
-		&event.TextMessageEnd{MessageID: "b"},
-		&event.ToolCallStart{ToolCallID: "c1", ToolCallName: "f", ParentMessageID: new(string)},
-		&event.ToolCallEnd{ToolCallID: "c1"},
-		&event.ToolCallResult{MessageID: "res", ToolCallID: "c1", Content: json.RawMessage(`"done"`)},
-		&event.RunFinished{ThreadID: "t", RunID: "r"},
+	lines := []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":""}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"","delta":"hi"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":""}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"b"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"b"}`,
+		`{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"g","parentMessageId":""}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"c2"}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"","role":"assistant","content":"hi","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]},{"id":"b","role":"assistant"},{"id":"c2","role":"assistant","toolCalls":[{"id":"c2","type":"function","function":{"name":"g","arguments":""}}]}]}`,
+		`{"type":"TOOL_CALL_RESULT","messageId":"res","toolCallId":"c1","content":"done"}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 	}
-	v := view.New()
-	b := reducer.NewBuilder(view.New())
-	for i, e := range evs {
-		var err error
-		v, err = reducer.Fold(v, e)
-		require.NoError(t, err, "event %d", i)
-		require.NoError(t, b.Fold(e), "event %d", i)
-	}
-	require.Equal(t, []string{"", "res", "b"}, listIDs(v))
-	require.Equal(t, []string{"", "res", "b"}, listIDs(b.View()))
+	v, bv := foldBoth(t, lines, func(i int, v, bv *view.View) {
+		if i == 7 {
+			require.Equal(t, []string{"", "b", "c2"}, listIDs(v), "parentMessageId \"\" reads as absent")
+			require.Equal(t, []string{"", "b", "c2"}, listIDs(bv), "parentMessageId \"\" reads as absent")
+		}
+	})
+	require.Equal(t, []string{"", "res", "b", "c2"}, listIDs(v))
+	require.Equal(t, []string{"", "res", "b", "c2"}, listIDs(bv))
 	m, ok := v.Message("")
 	require.True(t, ok)
 	require.JSONEq(t, `"hi"`, string(m.Content))
 	require.Len(t, m.ToolCalls, 1)
-	for _, w := range []*view.View{v, b.View()} {
+	for _, w := range []*view.View{v, bv} {
 		c, ok := w.ToolCall("c1")
 		require.True(t, ok)
 		require.Equal(t, "res", c.ResultMessageID, "the result is linked to the call")

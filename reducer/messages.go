@@ -340,8 +340,10 @@ func (f *folder) reopen(m *model.Msg, loc model.Loc, meta json.RawMessage) {
 	f.putMsg(loc, &c)
 }
 
-// appendText appends a streamed delta to the open text or reasoning message o.
-func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) {
+// appendText appends a streamed delta to the open text or reasoning message
+// o, and reports false, having changed nothing, when o no longer points at
+// a message of that id.
+func (f *folder) appendText(id string, o model.Open, delta string, meta json.RawMessage) bool {
 	loc := o.Loc
 	var m *model.Msg
 	var streaming bool
@@ -349,13 +351,12 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		m, streaming = f.peek(loc.Inv).Stored(loc.Pos)
 	}
 	if m == nil || m.ID != id {
-		f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
-		return
+		return false
 	}
 	hasText := streaming || m.HasText
 	if !hasText && m.HasDoc {
 		f.warn(ruleApply, "message '%s' has a document for content; delta dropped", id)
-		return
+		return true
 	}
 	if !hasText && m.Info().Raw() != nil {
 		// G16: a delta into content parts replaces them with its text, as the
@@ -366,14 +367,14 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 		c.Info().SetExtra(x)
 		c.Text, c.HasText = persist.TextOf(delta), true
 		f.putMsg(loc, &c)
-		return
+		return true
 	}
 	if delta == "" && meta == nil && hasText {
-		return
+		return true
 	}
 	if meta == nil {
 		f.inv(loc.Inv).AppendText(loc.Pos, delta)
-		return
+		return true
 	}
 	c, _ := f.peek(loc.Inv).Msg(loc.Pos)
 	info := *c.Info()
@@ -382,6 +383,7 @@ func (f *folder) appendText(id string, o model.Open, delta string, meta json.Raw
 	c.HasText = true
 	c.Text = c.Text.Append(delta)
 	f.putMsg(loc, &c)
+	return true
 }
 
 // msgContent folds a TEXT_MESSAGE_CONTENT or REASONING_MESSAGE_CONTENT.
@@ -393,8 +395,45 @@ func (f *folder) msgContent(k *msgKind, id, delta string, tag model.Owner, meta 
 	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
 	}
-	f.appendText(id, o, delta, meta)
+	if f.appendText(id, o, delta, meta) {
+		return nil
+	}
+	if moved, ok := f.lookAgain(k, id, o); ok {
+		c := f.writeCold()
+		k.setOpen(c, k.open(c).Set(moved.id, moved.o))
+		f.appendText(id, moved.o, delta, meta)
+		return nil
+	}
+	f.warn(ruleApply, "message '%s' is no longer in the message list (a MESSAGES_SNAPSHOT removed it); delta dropped", id)
 	return nil
+}
+
+// movedOpen is an open entry that lookAgain pointed at the message now
+// holding its id, and that id as the view stores it.
+type movedOpen struct {
+	id string
+	o  model.Open
+}
+
+// lookAgain looks the id of the open text or reasoning message o up again
+// (G16): when o no longer points at a message of that id (a MESSAGES_SNAPSHOT
+// dropped it) and a message of that id and kind is in the list again (a
+// later TOOL_CALL_START created it as its parentMessageId), it returns o
+// pointing there, as the reference, which finds a delta's message by its id,
+// appends to it. It reports false when o still points at its message, or
+// no message of that id and kind is in the list.
+func (f *folder) lookAgain(k *msgKind, id string, o model.Open) (movedOpen, bool) {
+	if o.In {
+		if m, _ := f.peek(o.Loc.Inv).Stored(o.Loc.Pos); m != nil && m.ID == id {
+			return movedOpen{}, false
+		}
+	}
+	m, loc, ok := f.msg(id)
+	if !ok || m.Kind() != k.kind {
+		return movedOpen{}, false
+	}
+	o.Loc, o.In = loc, true
+	return movedOpen{id: m.ID, o: o}, true
 }
 
 // msgEnd folds a TEXT_MESSAGE_END or REASONING_MESSAGE_END.
@@ -405,6 +444,9 @@ func (f *folder) msgEnd(k *msgKind, id string, tag model.Owner, meta json.RawMes
 	}
 	if v := f.ownerMismatch(k.noun, id, tag, o.Owner); v != nil {
 		return v
+	}
+	if moved, ok := f.lookAgain(k, id, o); ok {
+		o = moved.o
 	}
 	c := f.writeCold()
 	k.setOpen(c, k.open(c).Delete(id))
@@ -473,6 +515,11 @@ func (f *folder) putCall(holder *model.Msg, loc model.Loc, idx int, c *model.Cal
 }
 
 func (f *folder) toolStart(id, name string, parentMsg *string, tag model.Owner, meta json.RawMessage) *Violation {
+	if parentMsg != nil && *parentMsg == "" {
+		// §7: an empty parentMessageId reads as absent, as the reference
+		// reads it: the call's message is the one of the call's id.
+		parentMsg = nil
+	}
 	if _, open := f.st.Cold.Open.Tool.Get(id); open {
 		return f.violation("V8", "tool call '%s' is already in progress; end it with TOOL_CALL_END first", id)
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Difference is one place where two views' JSON forms differ.
@@ -37,7 +38,7 @@ func FormatDiffs(diffs []Difference, max int) string {
 	var b strings.Builder
 	for i, d := range diffs {
 		if i == max {
-			fmt.Fprintf(&b, "  … and %d more differences\n", len(diffs)-max)
+			fmt.Fprintf(&b, "  … and %d more %s\n", len(diffs)-max, plural(len(diffs)-max, "difference"))
 			break
 		}
 		fmt.Fprintf(&b, "  %s\n", d)
@@ -299,14 +300,23 @@ func str(x any) string {
 	return s
 }
 
-// compact returns x as compact JSON, cut at 200 bytes.
+// compact returns x as compact JSON, cut at 200 bytes (on a character
+// boundary), with <, > and & as they are: placeholders such as <id-3> read
+// as written.
 func compact(x any) string {
-	b, err := json.Marshal(x)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
 		return fmt.Sprint(x)
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if len(b) > 200 {
-		return string(b[:200]) + "…"
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		return string(b[:cut]) + "…"
 	}
 	return string(b)
 }

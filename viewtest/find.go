@@ -192,7 +192,7 @@ func ExpectNoViolation(t testing.TB, v *view.View) {
 		}
 	}
 	if len(lines) > 0 {
-		t.Errorf("viewtest: %d events rejected:\n%s", len(lines), strings.Join(lines, "\n"))
+		t.Errorf("viewtest: %s rejected:\n%s", count(len(lines), "event"), strings.Join(lines, "\n"))
 	}
 }
 
@@ -269,4 +269,15 @@ func ExpectState(t testing.TB, v *view.View, pointer, want string) {
 	if string(gb) != string(wb) {
 		t.Errorf("viewtest: state %s is %s, want %s", pointer, gb, wb)
 	}
+}
+
+// count returns "1 event", "2 events": n and noun, plural unless n is 1.
+func count(n int, noun string) string { return strconv.Itoa(n) + " " + plural(n, noun) }
+
+// plural returns noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }

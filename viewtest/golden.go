@@ -36,7 +36,9 @@ func KeepRunIDs() Option { return func(n *normalizer) { n.keepRuns = true } }
 // "<timestamp>", and with AgentIDs every other id by <id-N>, each numbered
 // in order of first appearance. An id is replaced wherever it appears as a
 // whole string or as an object key (a state keyed by subagent id), and
-// inside diagnostic messages where quoted ('id').
+// inside diagnostic messages where quoted ('id'). A placeholder already in
+// the form is kept as it is, and no id takes its name: normalising a
+// normalised form (a golden file) gives it back unchanged.
 func Normalize(v *view.View, opts ...Option) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -58,6 +60,7 @@ func NormalizeJSON(form []byte, opts ...Option) ([]byte, error) {
 	for _, o := range opts {
 		o(n)
 	}
+	n.reserve(doc)
 	n.collect(doc, "")
 	doc = n.replace(doc, "")
 	var out bytes.Buffer
@@ -100,6 +103,35 @@ func (n *normalizer) idKind(key, path string) string {
 
 var minted = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
+// placeholder matches the placeholders Normalize writes.
+var placeholder = regexp.MustCompile(`^<(?:thread|run|minted|id)-[1-9][0-9]*>$`)
+
+// reserve keeps the placeholders doc already holds (a golden file is
+// normalised again when it differs) as they are: each stands for itself,
+// and no id is given its name, so that normalising a normalised document
+// changes nothing and numbers nothing anew.
+func (n *normalizer) reserve(x any) {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			n.reserveString(k)
+			n.reserve(v)
+		}
+	case []any:
+		for _, e := range x {
+			n.reserve(e)
+		}
+	case string:
+		n.reserveString(x)
+	}
+}
+
+func (n *normalizer) reserveString(s string) {
+	if placeholder.MatchString(s) {
+		n.ids[s] = s
+	}
+}
+
 func (n *normalizer) see(kind, id string) {
 	if id == "" {
 		return
@@ -115,8 +147,14 @@ func (n *normalizer) see(kind, id string) {
 			return
 		}
 	}
-	n.counts[kind]++
-	n.ids[id] = "<" + kind + "-" + strconv.Itoa(n.counts[kind]) + ">"
+	for {
+		n.counts[kind]++
+		p := "<" + kind + "-" + strconv.Itoa(n.counts[kind]) + ">"
+		if _, taken := n.ids[p]; !taken {
+			n.ids[id] = p
+			return
+		}
+	}
 }
 
 // collect walks doc in order and numbers the ids it finds.

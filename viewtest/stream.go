@@ -50,7 +50,11 @@ func ReadFile(ctx context.Context, path string) (*view.View, Verdict, error) {
 		case v.EventCount() == 0:
 			ferr = fmt.Errorf("viewtest: %s: no events", path)
 		case len(v.Runs()) == 0 && len(rules) == 0:
-			ferr = fmt.Errorf("viewtest: %s: no run: %d events, none of them started a run (RUN_STARTED)", path, v.EventCount())
+			what := count(v.EventCount(), "event") + ", none of them started a run"
+			if v.EventCount() == 1 {
+				what = "1 event, which did not start a run"
+			}
+			ferr = fmt.Errorf("viewtest: %s: no run: %s (RUN_STARTED)", path, what)
 		}
 	}
 	return v, Verdict{Accepted: len(rules) == 0, Events: v.EventCount(), Rules: rules}, ferr

@@ -25,14 +25,9 @@ import (
 // randomAgent is a scripted agent that mints its message, tool call and
 // subagent ids at random on every run; result is what its tool returns.
 func randomAgent(result string) agenttest.Script {
-	return agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
-		id := func(p string) string {
-			b := make([]byte, 4)
-			_, _ = rand.Read(b)
-			return p + "-" + hex.EncodeToString(b)
-		}
+	return scripted(func(in *event.RunAgentInput, id func(prefix string) string) []string {
 		sa, m1, m2, tc, res := id("sa"), id("msg"), id("msg"), id("tc"), id("res")
-		lines := []string{
+		return []string{
 			fmt.Sprintf(`{"type":"RUN_STARTED","threadId":%q,"runId":%q}`, in.ThreadID, in.RunID),
 			fmt.Sprintf(`{"type":"SUBAGENT_STARTED","subagentRunId":%q,"name":"researcher"}`, sa),
 			fmt.Sprintf(`{"type":"TEXT_MESSAGE_START","messageId":%q,"role":"assistant","subagentRunId":%q}`, m1, sa),
@@ -49,6 +44,18 @@ func randomAgent(result string) agenttest.Script {
 			fmt.Sprintf(`{"type":"TEXT_MESSAGE_END","messageId":%q}`, m2),
 			fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q}`, in.ThreadID, in.RunID),
 		}
+	})
+}
+
+// scripted is an agent that answers each input with the lines events
+// returns, given the input and a function minting a random id with a prefix.
+func scripted(events func(in *event.RunAgentInput, id func(prefix string) string) []string) agenttest.Script {
+	return agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
+		lines := events(in, func(prefix string) string {
+			b := make([]byte, 4)
+			_, _ = rand.Read(b)
+			return prefix + "-" + hex.EncodeToString(b)
+		})
 		return func(yield func(json.RawMessage) bool) {
 			for _, l := range lines {
 				if !yield(json.RawMessage(l)) {
@@ -246,7 +253,12 @@ func TestRecordingsAndTree(t *testing.T) {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
+	goldenAt(t, filepath.Join("testdata", name), got)
+}
+
+// goldenAt is golden for the file at path.
+func goldenAt(t *testing.T, p, got string) {
+	t.Helper()
 	if viewtest.Updating() {
 		require.NoError(t, os.WriteFile(p, []byte(got), 0o644))
 		return

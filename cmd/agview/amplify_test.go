@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agview/agview/patch"
 	"github.com/agview/agview/transport"
 )
 
@@ -92,7 +93,8 @@ func TestReplayDeepChainBounded(t *testing.T) {
 	})
 }
 
-// TestReplayDeepState: a state nested 9,999 deep printed 200 MB as text;
+// TestReplayDeepState: a state nested 9,999 deep printed 200 MB as text
+// (the deepest a fold accepts is now patch.MaxNesting);
 // the tree now shows 16 levels and counts the rest. --json still writes every
 // level (3,000 here: 18 MB), as it goes.
 func TestReplayDeepState(t *testing.T) {
@@ -103,7 +105,7 @@ func TestReplayDeepState(t *testing.T) {
 		minOut  int64
 		maxHeap uint64
 	}{
-		{depth: 9_999, maxOut: 4 << 10, maxHeap: 1 << 20},
+		{depth: patch.MaxNesting, maxOut: 4 << 10, maxHeap: 1 << 20}, // the deepest state a fold accepts
 		{depth: 3_000, json: true, minOut: 18_000_000, maxHeap: 1 << 20},
 	} {
 		doc := strings.Repeat("[", tt.depth) + strings.Repeat("]", tt.depth)
