@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agview/agview/client"
+	"github.com/agview/agview/internal/jsonindent"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
@@ -434,7 +435,7 @@ func parseCommand(e *env, fs *cmdFlags, args []string) ([]string, int, bool) {
 	}
 	if err != nil {
 		// The flag package has printed the error itself.
-		fmt.Fprintf(e.stderr, "Run \"agview %s --help\" for usage.\n", fs.Name())
+		e.errorf("Run \"agview %s --help\" for usage.", fs.Name())
 		if wantsJSON(args) {
 			// Every outcome of a --json command is one JSON object, a bad
 			// flag too, whether or not parsing reached --json.
@@ -468,7 +469,11 @@ func printJSONError(e *env, err error) {
 		Verdict string `json:"verdict"`
 		Error   string `json:"error"`
 	}{"error", err.Error()})
-	fmt.Fprintf(e.stdout, "%s\n", b)
+	// On one line, with what a terminal would interpret escaped.
+	w := jsonindent.NewWriter(e.stdout, jsonindent.Options{IndentDepth: -1, Safe: true, EscapeHTML: true})
+	w.Write(b)
+	w.Close()
+	fmt.Fprintln(e.stdout)
 }
 
 // maxEventBytes adds --max-event-bytes to fs.
@@ -509,7 +514,7 @@ func (e *env) fail(cmd string, asJSON bool, err error) int {
 	if errors.As(err, &te) && te.Kind == transport.KindLimit {
 		err = fmt.Errorf("%w; raise the limit with --max-event-bytes", err)
 	}
-	fmt.Fprintf(e.stderr, "agview %s: %v\n", cmd, err)
+	e.errorf("agview %s: %v", cmd, err)
 	if asJSON {
 		printJSONError(e, err)
 	}

@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/agview/agview/internal/termsafe"
 )
 
 // Exit codes.
@@ -128,7 +130,8 @@ func (e *env) dispatch(ctx context.Context, args []string) int {
 			return c.run(ctx, e, args[1:])
 		}
 	}
-	fmt.Fprintf(e.stderr, "agview: unknown command %q\n\n", args[0])
+	e.errorf("agview: unknown command %q", args[0])
+	fmt.Fprintln(e.stderr)
 	usage(e.stderr)
 	return exitUsage
 }
@@ -141,6 +144,10 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
+// errorf writes one line to standard error. The line may quote the agent,
+// a recording or a journal (ids, error messages): what a terminal would
+// interpret in it is escaped (termsafe.Escape), so that it cannot retitle
+// the window, clear the screen or forge lines.
 func (e *env) errorf(format string, args ...any) {
-	fmt.Fprintf(e.stderr, format+"\n", args...)
+	fmt.Fprintln(e.stderr, termsafe.Escape(fmt.Sprintf(format, args...)))
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/agview/agview/internal/termsafe"
 	"github.com/agview/agview/view"
 )
 
@@ -58,10 +58,8 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 	}
 	rep := newVerifyReport(f)
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(e.stderr, "agview verify: %v\n", err)
+		if err := printJSON(e.stdout, rep); err != nil {
+			e.errorf("agview verify: %v", err)
 			return exitUsage
 		}
 	} else {
@@ -69,7 +67,7 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 	}
 	if rep.Verdict == "reject" {
 		first := rep.Violations[0]
-		fmt.Fprintf(e.stderr, "agview verify: %s: %d of %d events rejected; first: %s: %s\n",
+		e.errorf("agview verify: %s: %d of %d events rejected; first: %s: %s",
 			rec.name(), len(rep.Violations), rep.Events, first.place(), first.Rule)
 		return exitRejected
 	}
@@ -80,7 +78,7 @@ func displayName(path string) string {
 	if path == "-" {
 		return "standard input"
 	}
-	return path
+	return termsafe.Escape(path)
 }
 
 // verifyReport is the JSON form of "agview verify --json" (a stable contract).
@@ -152,6 +150,8 @@ func (d diagnostic) place() string {
 	return b.String()
 }
 
+// String is the diagnostic's line, with what a terminal would interpret
+// escaped (its type and message may quote the recording).
 func (d diagnostic) String() string {
 	// The place names the type: a message that starts with it and a JSON
 	// pointer (a decoding error or warning, "STATE_DELTA /delta/0/path: …")
@@ -160,7 +160,7 @@ func (d diagnostic) String() string {
 	if rest, ok := strings.CutPrefix(msg, d.Type+" /"); ok && d.Type != "" {
 		msg = "/" + rest
 	}
-	return d.place() + ": " + d.Rule + ": " + msg
+	return termsafe.Escape(d.place() + ": " + d.Rule + ": " + msg)
 }
 
 func (r *verifyReport) writeText(w io.Writer) {

@@ -151,7 +151,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	if *dsn != "" {
 		j, err := journal.Open(ctx, *dsn, nil)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "agview watch: --journal: %v\n", err)
+			e.errorf("agview watch: --journal: %v", err)
 			return exitUsage
 		}
 		defer j.Close()
@@ -163,8 +163,8 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 			in.ThreadID = client.NewID()
 			input = &in
 		}
-		fmt.Fprintf(e.stderr, "agview: recording thread %s in %s (agview attach %s %s)\n", input.ThreadID, *dsn, *dsn, input.ThreadID)
-		opts = append(opts, client.WithJournal(j, func(err error) { fmt.Fprintf(e.stderr, "agview: %v\n", err) }))
+		e.errorf("agview: recording thread %s in %s (agview attach %s %s)", input.ThreadID, *dsn, *dsn, input.ThreadID)
+		opts = append(opts, client.WithJournal(j, func(err error) { e.errorf("agview: %v", err) }))
 	}
 	c := client.New(pos[0], opts...)
 	defer c.Close()
@@ -390,7 +390,7 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 	}
 	next, werr := writeNext(cfg.next, v, cfg.answer)
 	if werr != nil {
-		fmt.Fprintf(e.stderr, "agview watch: %v\n", werr)
+		e.errorf("agview watch: %v", werr)
 		return exitUsage // the view, if any, is already printed
 	}
 	if pending := v.PendingInterrupts(); len(pending) > 0 && len(next.Resume) == 0 {
@@ -398,7 +398,7 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 		for i, it := range pending {
 			ids[i] = it.ID
 		}
-		fmt.Fprintf(e.stderr, "agview watch: %s: %d interrupt(s) await an answer (%s): the next run must answer them (--answer JSON or --cancel)\n",
+		e.errorf("agview watch: %s: %d interrupt(s) await an answer (%s): the next run must answer them (--answer JSON or --cancel)",
 			cfg.next, len(pending), strings.Join(ids, ", "))
 	}
 	return code
@@ -415,7 +415,7 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 			return v, err // nothing ran: no view to print
 		}
 		if perr := printView(e, v, true); perr != nil {
-			fmt.Fprintf(e.stderr, "agview: %v\n", perr)
+			e.errorf("agview: %v", perr)
 		}
 		return v, err
 	}
@@ -440,7 +440,7 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 	if uiErr != nil && !errors.Is(uiErr, context.Canceled) && ctx.Err() == nil {
 		// The terminal UI could not run (no usable terminal after all): the
 		// run goes on, shown as plain lines, rather than being cancelled.
-		fmt.Fprintf(e.stderr, "agview: terminal UI: %v; showing plain lines instead\n", uiErr)
+		e.errorf("agview: terminal UI: %v; showing plain lines instead", uiErr)
 		stop := tui.Lines(e.stdout, c.Store())
 		<-done
 		stop()
@@ -458,23 +458,23 @@ func (e *env) runExit(v *view.View, err error) int {
 	run, ok := v.LastRun()
 	switch {
 	case err != nil && !ok && v.EventCount() == 0:
-		fmt.Fprintf(e.stderr, "agview: could not connect to %s: %v\n", e.target, err)
+		e.errorf("agview: could not connect to %s: %v", e.target, err)
 		return exitRejected
 	case err != nil:
-		fmt.Fprintf(e.stderr, "agview: run %s: %v\n", runName(run, ok), err)
+		e.errorf("agview: run %s: %v", runName(run, ok), err)
 		return exitRejected
 	case !ok:
-		fmt.Fprintln(e.stderr, "agview: the agent sent no run")
+		e.errorf("agview: the agent sent no run")
 		return exitRejected
 	case run.Status != view.RunFinished && run.Status != view.RunInterrupted:
 		msg := string(run.Status)
 		if run.Error != nil {
 			msg += ": " + run.Error.Message
 		}
-		fmt.Fprintf(e.stderr, "agview: run %s %s\n", runName(run, ok), msg)
+		e.errorf("agview: run %s %s", runName(run, ok), msg)
 		return exitRejected
 	case v.ViolationCount() > 0:
-		fmt.Fprintf(e.stderr, "agview: run %s: %d events rejected (agview replay or verify on a recording shows them)\n", runName(run, ok), v.ViolationCount())
+		e.errorf("agview: run %s: %d events rejected (agview replay or verify on a recording shows them)", runName(run, ok), v.ViolationCount())
 		return exitRejected
 	}
 	return exitOK
