@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agview/agview/internal/jsonindent"
 	"github.com/agview/agview/view"
@@ -78,17 +79,28 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	}
 	if n := f.v.ViolationCount(); n > 0 {
 		// The view shows what was folded; say which events were refused, as
-		// verify does.
-		for _, d := range f.v.Diagnostics() {
-			if d.Kind == view.DiagViolation {
-				e.errorf("agview replay: %s: %s", rec.name(), newDiagnostic(f, d))
-			}
-		}
-		e.errorf("agview replay: %s: %d of %d events rejected (left out of the view above)",
-			rec.name(), n, f.v.EventCount())
+		// verify does (the first and last diagShown).
+		viols, _ := diagnostics(f)
+		shown := viols.shown()
+		listOf(shown, max(viols.omitted, n-len(shown))).writeTo(lineWriter{e, "agview replay: " + rec.name() + ": "}, "", "violation")
+		e.errorf("agview replay: %s: %d of %d events rejected (left out of the view above)", rec.name(), n, f.v.EventCount())
 		return exitRejected
 	}
 	return exitOK
+}
+
+// lineWriter writes each line written to it on e's standard error, after
+// prefix, as e.errorf does.
+type lineWriter struct {
+	e      *env
+	prefix string
+}
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	for l := range strings.Lines(string(p)) {
+		w.e.errorf("%s%s", w.prefix, strings.TrimSuffix(l, "\n"))
+	}
+	return len(p), nil
 }
 
 // jsonIndentDepth is how many levels of the JSON output are indented;

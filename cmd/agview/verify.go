@@ -68,7 +68,7 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 	if rep.Verdict == "reject" {
 		first := rep.Violations[0]
 		e.errorf("agview verify: %s: %d of %d events rejected; first: %s: %s",
-			rec.name(), len(rep.Violations), rep.Events, first.place(), first.Rule)
+			rec.name(), rep.rejected, rep.Events, first.place(), first.Rule)
 		return exitRejected
 	}
 	return exitOK
@@ -90,6 +90,78 @@ type verifyReport struct {
 	Error      string       `json:"error"`
 	Violations []diagnostic `json:"violations"`
 	Warnings   []diagnostic `json:"warnings"`
+	// ViolationsOmitted and WarningsOmitted count the diagnostics left out
+	// between the first and the last diagShown of each list (left out of
+	// the JSON when none are).
+	ViolationsOmitted int `json:"violationsOmitted,omitempty"`
+	WarningsOmitted   int `json:"warningsOmitted,omitempty"`
+	// rejected is the number of events rejected, omitted ones included.
+	rejected int
+}
+
+// diagShown is how many diagnostics of each kind (violations, warnings)
+// the output shows at the start and again at the end: a recording of a
+// million refused events prints 2·diagShown lines and one counting the
+// rest, not a million (3 MB of "{}" lines printed 182 MB with verify
+// --json).
+const diagShown = 50
+
+// diagList keeps the first diagShown and the last diagShown diagnostics
+// added to it, and counts the others.
+type diagList struct {
+	head    []diagnostic
+	tail    []diagnostic // a ring of the last ones, from next
+	next    int
+	omitted int
+}
+
+func (l *diagList) add(d diagnostic) {
+	switch {
+	case len(l.head) < diagShown:
+		l.head = append(l.head, d)
+	case len(l.tail) < diagShown:
+		l.tail = append(l.tail, d)
+	default:
+		l.tail[l.next] = d
+		l.next = (l.next + 1) % diagShown
+		l.omitted++
+	}
+}
+
+// shown returns the diagnostics kept, in order.
+func (l *diagList) shown() []diagnostic {
+	out := make([]diagnostic, 0, len(l.head)+len(l.tail))
+	out = append(out, l.head...)
+	out = append(out, l.tail[l.next:]...)
+	return append(out, l.tail[:l.next]...)
+}
+
+// writeTo writes the kept diagnostics, one a line after indent, with a
+// line counting the omitted ones where they were.
+func (l *diagList) writeTo(w io.Writer, indent, what string) {
+	for _, d := range l.head {
+		fmt.Fprintf(w, "%s%s\n", indent, d)
+	}
+	if l.omitted > 0 {
+		fmt.Fprintf(w, "%s… %s not shown (the first and last %d are)\n", indent, plural(l.omitted, "more "+what), diagShown)
+	}
+	for i := range l.tail {
+		fmt.Fprintf(w, "%s%s\n", indent, l.tail[(l.next+i)%len(l.tail)])
+	}
+}
+
+// diagnostics splits f's diagnostics into violations and warnings, each
+// bounded.
+func diagnostics(f *folded) (viols, warns *diagList) {
+	viols, warns = &diagList{}, &diagList{}
+	for _, d := range f.v.Diagnostics() {
+		if d.Kind == view.DiagViolation {
+			viols.add(newDiagnostic(f, d))
+		} else {
+			warns.add(newDiagnostic(f, d))
+		}
+	}
+	return viols, warns
 }
 
 type diagnostic struct {
@@ -107,15 +179,11 @@ type diagnostic struct {
 
 func newVerifyReport(f *folded) *verifyReport {
 	v := f.v
-	rep := &verifyReport{Verdict: "accept", Events: v.EventCount(), Violations: []diagnostic{}, Warnings: []diagnostic{}}
-	for _, d := range v.Diagnostics() {
-		x := newDiagnostic(f, d)
-		if d.Kind == view.DiagViolation {
-			rep.Violations = append(rep.Violations, x)
-		} else {
-			rep.Warnings = append(rep.Warnings, x)
-		}
-	}
+	viols, warns := diagnostics(f)
+	rep := &verifyReport{Verdict: "accept", Events: v.EventCount(), Violations: viols.shown(), Warnings: warns.shown(),
+		WarningsOmitted: warns.omitted, rejected: v.ViolationCount()}
+	// The view counts every violation, even one it does not keep.
+	rep.ViolationsOmitted = max(viols.omitted, rep.rejected-len(rep.Violations))
 	if len(rep.Violations) > 0 {
 		first := rep.Violations[0]
 		rep.Verdict = "reject"
@@ -164,18 +232,21 @@ func (d diagnostic) String() string {
 }
 
 func (r *verifyReport) writeText(w io.Writer) {
-	for _, d := range r.Violations {
-		fmt.Fprintln(w, d)
-	}
+	listOf(r.Violations, r.ViolationsOmitted).writeTo(w, "", "violation")
 	if r.Verdict == "accept" {
 		fmt.Fprintf(w, "ok: %d events\n", r.Events)
 	} else {
-		fmt.Fprintf(w, "rejected: %d of %d events\n", len(r.Violations), r.Events)
+		fmt.Fprintf(w, "rejected: %d of %d events\n", r.rejected, r.Events)
 	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(w, "warnings (%d):\n", len(r.Warnings))
-		for _, d := range r.Warnings {
-			fmt.Fprintf(w, "  %s\n", d)
-		}
+	if n := len(r.Warnings) + r.WarningsOmitted; n > 0 {
+		fmt.Fprintf(w, "warnings (%d):\n", n)
+		listOf(r.Warnings, r.WarningsOmitted).writeTo(w, "  ", "warning")
 	}
+}
+
+// listOf returns the diagList that shows ds (as diagList.shown returned
+// them) with omitted left out after the first diagShown.
+func listOf(ds []diagnostic, omitted int) *diagList {
+	n := min(len(ds), diagShown)
+	return &diagList{head: ds[:n], tail: ds[n:], omitted: omitted}
 }
