@@ -48,8 +48,10 @@ the run ends on interrupts awaiting an answer, --answer JSON resolves every one
 with that payload in the next input, --cancel cancels them; without either,
 watch names on standard error the interrupts the next input leaves unanswered
 (the file does not record them, so the next watch cannot refuse it: an agent
-that requires an answer refuses the run). A --next symbolic link is written
-through; a directory, device or pipe is refused.
+that requires an answer refuses the run). The file is replaced atomically
+and keeps its mode and owner (a new one is readable by you only, 0600); a
+symbolic link, a directory, a device or a pipe is refused. An --input file
+may leave out threadId and runId: new ones are made.
 
 Exit status: 0 the (last) run finished (or ended on an interrupt awaiting an
 answer), 1 it errored, failed, was cut or was cancelled, or an event was
@@ -227,13 +229,21 @@ func (cfg *watchConfig) setAnswer(payload string, cancel bool) error {
 // form gets (event.DecodeInput: subagentRunId null refused, R1, …) and the
 // ones a client makes before sending its history (reducer.Input: one id per
 // message). Errors name the file and, where it is at fault, the message.
+//
+// A file may leave out threadId and runId: the client mints them (a new
+// thread, a new run), as it does for a program that sets none.
 func readInput(path string) (*event.RunAgentInput, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--input %w", err)
 	}
+	b, added := withIDs(b)
 	in, _, err := event.DecodeInput(b)
 	if err != nil {
+		var de *event.DecodeError
+		if errors.As(err, &de) && de.Offset >= int64(added) {
+			de.Offset -= int64(added) // where it is in the file
+		}
 		return nil, fmt.Errorf("--input %s: not a RunAgentInput: %w", path, decodeInputError(b, err))
 	}
 	if _, err := reducer.Input(view.New(), in); err != nil {
@@ -243,6 +253,33 @@ func readInput(path string) (*event.RunAgentInput, error) {
 		return nil, fmt.Errorf("--input %s: %w", path, err)
 	}
 	return in, nil
+}
+
+// withIDs returns data, a JSON object, with "threadId":"" and "runId":""
+// added first when it lacks them (the client then mints them), and the
+// number of bytes added. Anything else is returned as it is, for
+// DecodeInput to say what is wrong with it.
+func withIDs(data []byte) ([]byte, int) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil || m == nil {
+		return data, 0
+	}
+	var add []byte
+	for _, k := range []string{"threadId", "runId"} {
+		if _, ok := m[k]; !ok {
+			add = append(add, `"`+k+`":"",`...)
+		}
+	}
+	if len(add) == 0 {
+		return data, 0
+	}
+	if len(m) == 0 {
+		add = add[:len(add)-1] // {} has no member to put a comma before
+	}
+	i := bytes.IndexByte(data, '{') + 1
+	out := make([]byte, 0, len(data)+len(add))
+	out = append(append(append(out, data[:i]...), add...), data[i:]...)
+	return out, len(add)
 }
 
 // badInput is a RunAgentInput that does not decode; it says where, naming
@@ -305,28 +342,23 @@ func messageAt(data []byte, pointer string) string {
 
 // checkNextFile refuses a --next path that holds something other than a
 // RunAgentInput: writing the next input must never clobber another file.
-// A missing or empty file is fine, in a folder that exists. It returns the
-// path to write: a symbolic link's target (writing replaces the file whole,
-// which would otherwise replace the link and leave its target stale). A
-// directory, a device or a pipe (--next /dev/stdout) is refused before it is
-// read.
+// A missing or empty file is fine, in a folder that exists. A symbolic link
+// is refused (the next input replaces the file whole: through a link it
+// would land wherever the link leads, which whoever made the link chose),
+// and so are a directory, a device or a pipe (--next /dev/stdout), before
+// they are read. It returns the path to write.
 func checkNextFile(path string) (string, error) {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return "", fmt.Errorf("--next %s: a symbolic link that does not lead to a file: %w", path, err)
-		}
-		path = target
-	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("--next %s: no folder %s to write it in", path, filepath.Dir(path))
 	}
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return path, nil
 	case err != nil:
 		return "", fmt.Errorf("--next %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "", fmt.Errorf("--next %s is a symbolic link; not writing through it (name the file itself)", path)
 	case !fi.Mode().IsRegular():
 		return "", fmt.Errorf("--next %s is not a regular file (%s); not writing to it", path, fi.Mode().Type())
 	}
@@ -344,12 +376,30 @@ func checkNextFile(path string) (string, error) {
 }
 
 // writeNext writes the input of the run that continues v's thread to path,
-// indented for editing, replacing the file whole.
+// indented for editing, replacing the file whole and atomically (a
+// temporary file in the same folder, synced, then renamed over it: a reader
+// sees the old file or the new one, never a part). The new file keeps the
+// mode and owner of the one it replaces (a 0600 file holding a private
+// conversation stays 0600); a new file is 0600. A path that became a
+// symbolic link or something else than a file since checkNextFile looked is
+// refused.
 func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.ResumeEntry) (*event.RunAgentInput, error) {
 	in := client.NextInput(v, &client.InputOptions{Answer: answer})
 	b, err := json.MarshalIndent(in, "", "  ")
 	if err != nil {
 		return nil, err
+	}
+	mode := fs.FileMode(0o600)
+	old, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return nil, fmt.Errorf("--next %w", err)
+	case !old.Mode().IsRegular():
+		return nil, fmt.Errorf("--next %s is no longer a regular file (%s); not writing to it", path, old.Mode().Type())
+	default:
+		mode = old.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".agview-next-*")
 	if err != nil {
@@ -358,7 +408,13 @@ func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.Re
 	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
 	_, werr := tmp.Write(append(b, '\n'))
 	if werr == nil {
-		werr = tmp.Chmod(0o644) // as a file the user writes (CreateTemp makes it 0600)
+		werr = tmp.Chmod(mode)
+	}
+	if werr == nil && old != nil {
+		werr = keepOwner(tmp, old)
+	}
+	if werr == nil {
+		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
