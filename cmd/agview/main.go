@@ -34,6 +34,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/agview/agview/internal/termsafe"
+	"github.com/agview/agview/transport"
 )
 
 // Exit codes.
@@ -67,6 +68,9 @@ type env struct {
 	progressEvery time.Duration
 	// target is the URL watch connects to, for messages.
 	target string
+	// idleTimeout is watch's --idle-timeout when not given
+	// (transport.DefaultIdleTimeout).
+	idleTimeout time.Duration
 }
 
 type command struct {
@@ -111,7 +115,8 @@ func usage(w io.Writer) {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout),
-		stderrTerminal: isTerminal(stderr), progressMin: 16 << 20, progressEvery: 200 * time.Millisecond}
+		stderrTerminal: isTerminal(stderr), progressMin: 16 << 20, progressEvery: 200 * time.Millisecond,
+		idleTimeout: transport.DefaultIdleTimeout}
 	return e.dispatch(ctx, args)
 }
 

@@ -37,7 +37,9 @@ JSON payload (p) or cancelled (c); each is a new run on the same thread. With
 it) is written when the run ends. Headers given with --header go to the agent's
 origin only: a redirect elsewhere is followed without them, and one from https
 to http is refused. --idle-timeout ends a run whose agent has gone quiet (SSE
-comments and WebSocket pings count as signs of life).
+comments and WebSocket pings count as signs of life): by default after 15
+minutes without one (longer than the common model SDKs wait on a model, 10
+minutes), --idle-timeout 0 never.
 
 A conversation: --input sends a RunAgentInput file; its messages are the
 history, first in the view. --next FILE writes, when the run ends, the
@@ -101,7 +103,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	dsn := fs.String("journal", "", "record the run in the journal DSN names: memory, file:DIR or nats://HOST:PORT")
 	var headers headerFlag
 	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
-	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
+	idle := fs.Duration("idle-timeout", e.idleTimeout, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s; 0 waits for ever")
 	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
