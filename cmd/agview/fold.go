@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,10 +52,6 @@ type folded struct {
 	// lines holds the 1-based line where each event began, by event index;
 	// empty for formats that are not line-based.
 	lines lineTable
-	// types holds the type of a refused event that did not decode far
-	// enough for the view to know it (a line that is not valid JSON), when
-	// its bytes still name one.
-	types map[int]string
 	// bytes is the number of bytes read.
 	bytes int64
 }
@@ -109,14 +104,6 @@ func (t *lineTable) at(i int) int {
 	return r.line + (i-r.first)*r.step
 }
 
-// typeOf returns the type to show for diagnostic d.
-func (f *folded) typeOf(d view.Diagnostic) string {
-	if d.Type != "" {
-		return string(d.Type)
-	}
-	return f.types[d.Index]
-}
-
 // foldFile reads a recorded stream and folds every frame into a fresh view.
 // Rejected events are recorded in the view's diagnostics; a stream that ends
 // mid-run is recorded as a warning (G12). The error is an *inputError when
@@ -139,7 +126,6 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	b := reducer.NewBuilder(view.New())
 	jf := client.NewJournalFolder(b, rec.name())
 	var ferr, tolerated error
-	ei := 0 // the index of the next event (a journal's input and end lines are none)
 	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -172,18 +158,7 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 		if f.Proto {
 			fold = b.FoldProto // a refused message names its type (its arm) itself
 		}
-		if viol := fold(f.Data); viol != nil { // a refusal is recorded in the view
-			var v *reducer.Violation
-			if errors.As(viol, &v) && v.Type == "" && !f.Proto {
-				if t := scanType(f.Data); t != "" {
-					if res.types == nil {
-						res.types = map[int]string{}
-					}
-					res.types[ei] = t
-				}
-			}
-		}
-		ei++
+		_ = fold(f.Data) // a refusal is recorded in the view, with its type when readable
 		prog.update(in.n, f.Index+1)
 	}
 	prog.done()
@@ -226,18 +201,6 @@ func (f *folded) usable(rec *recording) error {
 func lineBased(f transport.Format) bool {
 	return f == transport.FormatJSONL || f == transport.FormatSSE
 }
-
-// scanType returns the value of the first "type" member in data when it can
-// be read without decoding the whole (broken) event, else "".
-func scanType(data []byte) string {
-	m := typeMember.FindSubmatch(data)
-	if m == nil {
-		return ""
-	}
-	return string(m[1])
-}
-
-var typeMember = regexp.MustCompile(`"type"\s*:\s*"([A-Z][A-Z0-9_]{0,63})"`)
 
 // open opens the input at path ("-": standard input). size is its size when
 // known (a regular file), else -1. Canceling ctx closes a file, which

@@ -196,7 +196,7 @@ func newVerifyReport(f *folded) *verifyReport {
 
 func newDiagnostic(f *folded, d view.Diagnostic) diagnostic {
 	return diagnostic{
-		Index: d.Index, Line: f.line(d.Index), Type: f.typeOf(d), Rule: d.Rule, Message: d.Message,
+		Index: d.Index, Line: f.line(d.Index), Type: string(d.Type), Rule: d.Rule, Message: d.Message,
 		end: d.Index >= f.v.EventCount() && d.Type == "",
 	}
 }

@@ -514,7 +514,17 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 // was rejected, else 1.
 func (e *env) runExit(v *view.View, err error) int {
 	run, ok := v.LastRun()
+	var je *journal.Error
 	switch {
+	case err != nil && errors.Is(err, journal.ErrBusy) && errors.As(err, &je) && je.Holder != nil:
+		// The journal refused the run before the agent was asked.
+		h := je.Holder
+		e.errorf("agview: thread %s is busy: run %s by %s holds it since %s; nothing was sent (agview attach --stop stops that run)",
+			h.Thread, h.RunID, h.Owner, h.Since.Local().Format(time.DateTime))
+		return exitRejected
+	case err != nil && !ok && v.EventCount() == 0 && errors.As(err, &je):
+		e.errorf("agview: %v", err)
+		return exitRejected
 	case err != nil && !ok && v.EventCount() == 0:
 		e.errorf("agview: could not connect to %s: %v", e.target, err)
 		return exitRejected
