@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,4 +68,24 @@ func TestReplayJSONSyntaxErrorType(t *testing.T) {
 	code, out, _ = runCLI(t, in, "verify", "-")
 	require.Equal(t, exitRejected, code)
 	assert.Contains(t, out, "line 3: event 2 (TEXT_MESSAGE_CONTENT): E3: ")
+}
+
+// TestExplainEndMidRun: explain says what G12 says (E8): a recording that
+// ends mid-run is incomplete, accepted, exit 0 in replay; a live connection
+// that closes cleanly mid-run is cut (G11), exit 1 in watch.
+func TestExplainEndMidRun(t *testing.T) {
+	code, g12, _ := runCLI(t, nil, "explain", "G12")
+	require.Equal(t, exitOK, code)
+	text := strings.Join(strings.Fields(g12), " ")
+	for _, want := range []string{
+		"A recording that ends mid-run (agview replay, agview verify)",
+		"the run reads incomplete and the verdict is accept (exit 0)",
+		"A live connection (agview watch, the client) that closes cleanly mid-run",
+		"that is G11, the run is cut (failed), its open invocations abandoned, and watch exits 1",
+	} {
+		assert.Contains(t, text, want)
+	}
+	code, g11, _ := runCLI(t, nil, "explain", "G11")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, strings.Join(strings.Fields(g11), " "), "closes cleanly while a run is running is a break too: the run is cut (failed) and agview watch exits 1")
 }
