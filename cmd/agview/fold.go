@@ -38,6 +38,9 @@ type recording struct {
 	format transport.Format
 	// maxEventBytes is --max-event-bytes (0: the transport's default).
 	maxEventBytes int
+	// data, when not nil, is read instead of the file (a conformance
+	// vector's events, see useVector).
+	data []byte
 }
 
 // name is how messages name the recording.
@@ -111,6 +114,9 @@ func (t *lineTable) at(i int) int {
 // or no run): the view then holds what was folded before the failure.
 func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	r, closeInput, size, err := e.open(ctx, rec.path)
+	if rec.data != nil {
+		r, closeInput, size, err = bytes.NewReader(rec.data), func() {}, int64(len(rec.data)), nil
+	}
 	if err != nil {
 		return &folded{v: view.New()}, &inputError{name: rec.name(), err: err}
 	}
@@ -126,6 +132,7 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	b := reducer.NewBuilder(view.New())
 	jf := client.NewJournalFolder(b, rec.name())
 	var ferr, tolerated error
+	first := true // the first event is still to come
 	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -158,7 +165,15 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 		if f.Proto {
 			fold = b.FoldProto // a refused message names its type (its arm) itself
 		}
-		_ = fold(f.Data) // a refusal is recorded in the view, with its type when readable
+		err := fold(f.Data) // a refusal is recorded in the view, with its type when readable
+		if first {
+			first = false
+			if err := wrongFormat(rec, in, err); err != nil {
+				prog.done()
+				res.v = b.View()
+				return res, &inputError{name: rec.name(), err: err}
+			}
+		}
 		prog.update(in.n, f.Index+1)
 	}
 	prog.done()
@@ -195,6 +210,23 @@ func (f *folded) usable(rec *recording) error {
 		return fmt.Errorf("no run: %d events, none of them started a run (RUN_STARTED)", f.v.EventCount())
 	}
 	return nil
+}
+
+// wrongFormat returns an error when the first event of a recording read
+// with --format was not JSON (foldErr) and the recording's bytes read as
+// another format: an SSE file read with --format jsonl was refused line by
+// line, an error per line and no hint.
+func wrongFormat(rec *recording, in *inputReader, foldErr error) error {
+	var se *json.SyntaxError
+	if rec.format == transport.FormatAuto || rec.data != nil || !errors.As(foldErr, &se) {
+		return nil
+	}
+	got := in.detected()
+	if got == transport.FormatAuto || got == rec.format {
+		return nil
+	}
+	return fmt.Errorf("its first event is not JSON as --format %s reads it: the file looks like %s; leave out --format to detect it (or give --format %s)",
+		rec.format, got, got)
 }
 
 // lineBased reports whether events of format f begin on lines worth naming.

@@ -69,6 +69,9 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	default:
 		return e.fail("replay", *asJSON, fmt.Errorf("--emit %q: want jsonl or proto", *emit))
 	}
+	if err := e.useVector("replay", rec); err != nil {
+		return e.fail("replay", *asJSON, err)
+	}
 	f, err := foldFile(ctx, e, rec)
 	if err != nil {
 		return e.fail("replay", *asJSON, err)

@@ -52,6 +52,9 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 		return e.fail("verify", *asJSON, err)
 	}
 	rec := &recording{path: path, format: format.f, maxEventBytes: *maxBytes}
+	if err := e.useVector("verify", rec); err != nil {
+		return e.fail("verify", *asJSON, err)
+	}
 	f, err := foldFile(ctx, e, rec)
 	if err != nil {
 		return e.fail("verify", *asJSON, err)
