@@ -1,10 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,4 +65,77 @@ func TestFormatMismatch(t *testing.T) {
 	}
 	code, _, stderr := runCLI(t, nil, "verify", "--format", "sse", sse)
 	assert.Equal(t, exitOK, code, stderr)
+}
+
+// TestWatchListsRejected: watch said "N events rejected (agview replay or
+// verify on a recording shows them)", naming a recording it never made; now
+// it lists them.
+func TestWatchListsRejected(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, l := range []string{
+			`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"ghost","delta":"x"}`,
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+		} {
+			_, _ = w.Write([]byte("data: " + l + "\n\n"))
+		}
+	}))
+	defer srv.Close()
+	for _, args := range [][]string{{"watch"}, {"watch", "--json"}} {
+		code, _, stderr := runCLI(t, nil, append(args, srv.URL)...)
+		assert.Equal(t, exitRejected, code)
+		assert.NotContains(t, stderr, "recording")
+		assert.Contains(t, stderr, "agview: run r: 1 event rejected:\nagview:   event 1 (TEXT_MESSAGE_CONTENT): V7: no text message 'ghost' is in progress")
+	}
+}
+
+// TestDemoServe: there was no agent to try watch on; demo --serve serves
+// the demo agent and prints its URL, which watch runs.
+func TestDemoServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r, w := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		e := &env{stdin: bytes.NewReader(nil), stdout: w, stderr: io.Discard}
+		done <- e.dispatch(ctx, []string{"demo", "--serve", "--speed", "0"})
+		w.Close()
+	}()
+	first, err := bufio.NewReader(r).ReadString('\n')
+	require.NoError(t, err)
+	go io.Copy(io.Discard, r)
+	m := regexp.MustCompile(`serving at (http://\S+) `).FindStringSubmatch(first)
+	require.NotNil(t, m, first)
+
+	code, out, stderr := runCLI(t, nil, "watch", "--json", m[1])
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, `"invocations"`)
+
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitOK, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("demo --serve does not stop when interrupted")
+	}
+
+	code, _, stderr = runCLI(t, nil, "demo", "--serve", "--json")
+	assert.Equal(t, exitUsage, code, stderr)
+}
+
+// TestDidYouMean: a mistyped command printed the usage; now it names the
+// command meant.
+func TestDidYouMean(t *testing.T) {
+	for typed, want := range map[string]string{
+		"veryfi": "verify", "reply": "replay", "wtach": "watch", "attahc": "attach", "dmeo": "demo", "explian": "explain", "rep": "replay",
+	} {
+		code, _, stderr := runCLI(t, nil, typed, "x")
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, stderr, fmt.Sprintf("unknown command %q; did you mean %q?", typed, want))
+	}
+	code, _, stderr := runCLI(t, nil, "frobnicate")
+	assert.Equal(t, exitUsage, code)
+	assert.NotContains(t, stderr, "did you mean")
+	assert.Contains(t, stderr, "Commands:", "the usage, when nothing is close")
 }

@@ -542,7 +542,13 @@ func (e *env) runExit(v *view.View, err error) int {
 		e.errorf("agview: run %s %s", runName(run, ok), msg)
 		return exitRejected
 	case v.ViolationCount() > 0:
-		e.errorf("agview: run %s: %d events rejected (agview replay or verify on a recording shows them)", runName(run, ok), v.ViolationCount())
+		// Nothing was recorded to replay: list them here (the first and
+		// last diagShown), as replay would.
+		n := v.ViolationCount()
+		e.errorf("agview: run %s: %s rejected:", runName(run, ok), plural(n, "event"))
+		viols, _ := diagnostics(&folded{v: v})
+		shown := viols.shown()
+		listOf(shown, max(viols.omitted, n-len(shown))).writeTo(lineWriter{e, "agview:   "}, "", "violation")
 		return exitRejected
 	}
 	return exitOK
