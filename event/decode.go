@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,7 +191,7 @@ func (d *decoding) split(shape string) (map[string]json.RawMessage, *DecodeError
 		if off > 0 && !strings.HasPrefix(se.Error(), "unexpected end") {
 			off--
 		}
-		return nil, &DecodeError{Offset: off, Rule: RuleSchema,
+		return nil, &DecodeError{Type: typeBefore(d.data[:min(max(off, 0), int64(len(d.data)))]), Offset: off, Rule: RuleSchema,
 			Reason: "invalid JSON: " + strings.TrimPrefix(se.Error(), "json: "), Err: err}
 	}
 	if err != nil || m == nil { // not an object, or the literal null
@@ -204,6 +205,20 @@ func (d *decoding) split(shape string) (map[string]json.RawMessage, *DecodeError
 	}
 	return m, nil
 }
+
+// typeBefore returns the type an event that is not valid JSON names before
+// its syntax error, data being the bytes before the error: the value of its
+// first "type" member when that reads as an event type, else "". It lets a
+// diagnostic say which event broke ("type": "TEXT_MESSAGE_CONTENT", not "").
+func typeBefore(data []byte) Type {
+	m := typeMember.FindSubmatch(data)
+	if m == nil {
+		return ""
+	}
+	return Type(m[1])
+}
+
+var typeMember = regexp.MustCompile(`^\s*\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|[-0-9.eE+a-z]+)\s*,\s*)*"type"\s*:\s*"([A-Z][A-Z0-9_]{0,63})"`)
 
 // kind is the JSON type of a value, read from its first byte.
 type kind uint8

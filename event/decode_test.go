@@ -519,3 +519,27 @@ func TestDecodeOwnsMemory(t *testing.T) {
 		assert.Equal(t, string(before), string(after), "overwriting the input must not change the event")
 	}
 }
+
+// TestDecodeSyntaxErrorType: an event that is not valid JSON names its type
+// when it was readable before the error (a top-level member, not one
+// nested in another).
+func TestDecodeSyntaxErrorType(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Type
+	}{
+		{`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"` + "\x1b" + `"}`, TypeTextMessageContent},
+		{`{ "messageId" : "m1", "n": 3, "type":"TEXT_MESSAGE_CONTENT", "delta":"x"`, TypeTextMessageContent},
+		{`{"type":"TEXT_MESSAGE_CONTENT"`, TypeTextMessageContent},
+		{`{"type":`, ""},
+		{`{"outcome":{"type":"SUCCESS"},"x":}`, ""},
+		{`{"delta":"x","type":"RUN_FINISHED"` + "\x00", TypeRunFinished},
+		{`not json "type":"RUN_FINISHED"`, ""},
+	} {
+		_, err := Decode([]byte(tc.in))
+		var de *DecodeError
+		require.ErrorAs(t, err, &de, "%q", tc.in)
+		assert.Contains(t, de.Reason, "invalid JSON", "%q", tc.in)
+		assert.Equal(t, tc.want, de.Type, "%q", tc.in)
+	}
+}

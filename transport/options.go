@@ -16,6 +16,15 @@ const (
 	// DefaultPongTimeout is how long a WebSocket source waits, after a
 	// ping is due, for any sign of life before it gives up.
 	DefaultPongTimeout = 10 * time.Second
+	// DefaultIdleTimeout is the idle timeout (Options.IdleTimeout) that
+	// agview's CLI gives a live run when none is asked for (agview watch
+	// --idle-timeout): 15 minutes, one and a half times the 10 minutes the
+	// common model SDKs (OpenAI's, Anthropic's) give a request by default,
+	// so that an agent silent while it waits on a model has heard back or
+	// has given up, and said so, before the run is cut; a dead agent no
+	// longer holds a script for ever. Options.IdleTimeout's zero value
+	// still means no idle timeout: a program chooses its own.
+	DefaultIdleTimeout = 15 * time.Minute
 )
 
 // Options configure a source. A nil *Options means all defaults. Sources copy

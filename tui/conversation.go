@@ -160,8 +160,9 @@ func (m *Model) answerKey(k string) tea.Cmd {
 		}
 		return m.answer(event.ResumeEntry{InterruptID: it.ID, Status: event.ResumeResolved, Payload: bytes.Clone(p)})
 	case "p":
-		m.edit = &editor{}
-		m.edit.insert(payloadTemplate(it.ResponseSchema))
+		// The line starts empty (typing does not append to a template);
+		// the template shows faint, and enter on the empty line sends it.
+		m.edit = &editor{placeholder: payloadTemplate(it.ResponseSchema)}
 		m.editFor = it.ID
 		return nil
 	case "c":
@@ -243,6 +244,9 @@ func (m *Model) submit() tea.Cmd {
 		m.edit = nil
 		m.selectInvocation(nil) // where the question and its answer show
 		return m.send(Turn{Message: text})
+	}
+	if strings.TrimSpace(text) == "" {
+		text = m.edit.placeholder
 	}
 	var payload json.RawMessage
 	if err := json.Unmarshal([]byte(text), &payload); err != nil {

@@ -101,7 +101,8 @@ func TestConversationScreens(t *testing.T) {
 		{name: "ask", w: 100, h: 30, v: interrupted},
 		{name: "ask-80", w: 80, h: 24, v: interrupted},
 		{name: "ask-short", w: 80, h: 12, v: interrupted},
-		{name: "ask-payload", w: 100, h: 30, v: interrupted, keys: []string{"p", "left"}, text: `,"note":"ok"`},
+		{name: "ask-payload", w: 100, h: 30, v: interrupted, keys: []string{"p"}, text: `{"approved":true,"note":"ok"}`},
+		{name: "ask-payload-empty", w: 80, h: 24, v: interrupted, keys: []string{"p"}},
 		{name: "answered", w: 100, h: 30, v: interrupted, keys: []string{"y"}},
 		{name: "message", w: 80, h: 24, v: resumed, keys: []string{"i"}, text: "And what about the winters?"},
 		{name: "message-80", w: 80, h: 24, v: resumed},
@@ -147,6 +148,10 @@ func TestAnswerKeys(t *testing.T) {
 		{name: "p sends the template", keys: []string{"p"}, then: []string{"enter"}, want: resolved(`{"approved":true}`)},
 		{name: "p sends what is typed", keys: []string{"p", "ctrl+u"}, text: `{ "approved": false, "note": "too dear" }`, then: []string{"enter"},
 			want: resolved(`{"approved":false,"note":"too dear"}`)},
+		// The line starts empty: what is typed is the payload, not the
+		// template with the typing appended to it.
+		{name: "p starts empty", keys: []string{"p"}, text: `{"approved":false}`, then: []string{"enter"},
+			want: resolved(`{"approved":false}`)},
 		{name: "p refuses what is not JSON", keys: []string{"p", "ctrl+u"}, text: `{nope`, then: []string{"enter"}, notice: "not JSON", open: true},
 		{name: "p refuses null", keys: []string{"p", "ctrl+u"}, text: `null`, then: []string{"enter"}, notice: "but null", open: true},
 		{name: "esc closes the payload", keys: []string{"p", "esc"}},
@@ -229,7 +234,7 @@ func TestInterruptKinds(t *testing.T) {
 			want: []event.ResumeEntry{{InterruptID: "int-later", Status: event.ResumeResolved, Payload: approvePayload}}},
 		{name: "input is not approved", v: interrupts(t, input), keys: []string{"y"},
 			notice: "does not ask for approval", screen: []string{"parent agent asks", "Which city?", "answer {city: string, nights?: integer}", "p answer · c cancel"}},
-		{name: "input is typed", v: interrupts(t, input), keys: []string{"p", "left", "left"}, text: "Lyon",
+		{name: "input is typed", v: interrupts(t, input), keys: []string{"p"}, text: `{"city":"Lyon"}`,
 			want: []event.ResumeEntry{{InterruptID: "int-city", Status: event.ResumeResolved, Payload: json.RawMessage(`{"city":"Lyon"}`)}}},
 		{name: "two interrupts, answered in turn", v: interrupts(t, input, later), keys: []string{"c", "n"},
 			want: []event.ResumeEntry{
@@ -684,4 +689,30 @@ func TestTokens(t *testing.T) {
 	}
 	assert.Contains(t, header(followedUp), want)
 	assert.NotContains(t, header(resumed), "tokens", "the resumed run reported no usage")
+}
+
+// TestAsksGoneWhileNextRunStreams: once the interrupt is answered and the
+// next run streams, the pane no longer says what it asked (the view keeps
+// the interrupt pending until that run ends).
+func TestAsksGoneWhileNextRunStreams(t *testing.T) {
+	t.Parallel()
+	evs := events(t, "swarm-1-conversation")
+	end := 0
+	for i, e := range evs {
+		if _, ok := e.(*event.RunFinished); ok {
+			end = i + 1
+			break
+		}
+	}
+	require.IsType(t, &event.RunStarted{}, evs[end], "the next run starts after the first")
+	interrupted := fold(t, false, evs[:end]...)
+	require.NotEmpty(t, interrupted.PendingInterrupts())
+	assert.Contains(t, screen(talking(t, 100, 30, interrupted, nil)), "‖ asks: ", "asked while nothing runs")
+
+	streaming := fold(t, false, evs[:end+1]...)
+	require.NotEmpty(t, streaming.PendingInterrupts(), "the view still holds it")
+	s := screen(talking(t, 100, 30, streaming, nil))
+	assert.NotContains(t, s, "asks", "not asked while the next run streams:\n%s", s)
+	s = screen(model(t, 100, 30, streaming))
+	assert.NotContains(t, s, "asks", "nor read-only:\n%s", s)
 }

@@ -13,6 +13,9 @@ import (
 type editor struct {
 	text []rune
 	pos  int // cursor, 0..len(text)
+	// placeholder is shown, faint, while the line is empty: what enter
+	// sends when nothing is typed (an interrupt's payload template).
+	placeholder string
 }
 
 // String returns the line's text.
@@ -87,5 +90,9 @@ func (e *editor) view(w int, prompt styled) string {
 		before = tail(before, room-width(at))
 	}
 	after = truncate(after, room-width(before)-width(at))
+	if len(e.text) == 0 && e.placeholder != "" {
+		hint := truncate(oneLine(e.placeholder)+"  (enter sends this)", room-1)
+		return line(w, prompt, with(stCursor, " "), with(stFaint, hint))
+	}
 	return line(w, prompt, plain(before), with(stCursor, at), plain(after))
 }

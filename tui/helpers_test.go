@@ -179,6 +179,9 @@ func keys(m *Model, ks ...string) tea.Cmd {
 // screen returns the model's screen without styles.
 func screen(m *Model) string { return ansi.Strip(m.View().Content) }
 
+// stripANSI removes the escape sequences of styled text.
+func stripANSI(s string) string { return ansi.Strip(s) }
+
 // requireGeometry checks that the screen has exactly h lines of exactly w
 // cells each, as the renderer counts them.
 func requireGeometry(t *testing.T, m *Model, w, h int) {

@@ -566,13 +566,24 @@ func (m *Model) panesBody(w, bodyH int) []string {
 
 // asks maps the invocations that raised the pending interrupts ("" for the
 // parent agent) to what they ask: each interrupt's message, or its id.
+//
+// While a run is under way (the next run, which the answers started, or
+// one another process started) nothing is asked: the view keeps the
+// interrupts pending until that run ends. An interrupt answered already
+// (the others are still being asked) is not asked again.
 func (m *Model) asks() map[string]string {
+	if m.busy() {
+		return nil
+	}
 	pending := m.v.PendingInterrupts()
 	if len(pending) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(pending))
 	for _, it := range pending {
+		if _, answered := m.answers[it.ID]; answered {
+			continue
+		}
 		who := ""
 		if it.Subagent != nil {
 			who = *it.Subagent
@@ -607,8 +618,9 @@ func (m *Model) nameOf(id string) string {
 // subagents by status and the diagnostics.
 func (m *Model) header(w int) []string {
 	runs := []styled{with(stTitleBar, " agview ")}
-	if m.title != "" {
-		runs = append(runs, plain(" "), with(stBold, oneLine(m.title)))
+	title := oneLine(m.title)
+	if title != "" {
+		runs = append(runs, plain(" "), with(stBold, title))
 	}
 	runs = append(runs, plain("   "), plain(plural(m.v.EventCount(), "event")), plain("   "))
 	all := m.v.Runs()
@@ -620,19 +632,36 @@ func (m *Model) header(w int) []string {
 		if len(all) > 1 {
 			name = fmt.Sprintf("run %d of %d", len(all), len(all))
 		}
-		if r.RunID != "" {
-			name += " " + oneLine(r.RunID)
-		}
 		b := runBadge(r.Status, m.now)
-		runs = append(runs, plain(name+" "), with(b.style, b.icon+" "+b.word))
+		status := []styled{with(b.style, b.icon+" "+b.word)}
 		if r.Error != nil {
-			runs = append(runs, with(stError, ": "+errorText(r.Error)))
+			status = append(status, with(stError, ": "+errorText(r.Error)))
 		}
 		if n := len(r.Interrupts); n > 0 && r.Status == view.RunInterrupted {
-			runs = append(runs, with(stFaint, " ("+plural(n, "interrupt")+" awaiting an answer)"))
+			status = append(status, with(stFaint, " ("+plural(n, "interrupt")+" awaiting an answer)"))
 		}
+		// The run's status must show: a long run id (a UUID is 36 cells)
+		// and then the title give way to it, cut with "…".
+		id := oneLine(r.RunID)
+		need := func() int {
+			n := runsWidth(runs) + width(name) + 1 + width(status[0].text)
+			if id != "" {
+				n += 1 + width(id)
+			}
+			return n
+		}
+		if over := need() - w; over > 0 && id != "" {
+			id = truncate(id, max(width(id)-over, 8))
+		}
+		if over := need() - w; over > 0 && title != "" {
+			runs[2].text = truncate(title, max(width(title)-over, 8))
+		}
+		if id != "" {
+			name += " " + id
+		}
+		runs = append(runs, plain(name+" "))
+		runs = append(runs, status...)
 	}
-
 	var second []styled
 	byStatus := map[view.Status]int{}
 	n := 0

@@ -552,3 +552,48 @@ func TestRendersOnlyChangedPanes(t *testing.T) {
 	assert.LessOrEqual(t, changed, 2, "one event changes one invocation (and at most the root's counts): %d panes re-rendered", changed)
 	assert.Equal(t, len(m.cache), len(treeOrder(next)), "one cached pane per invocation")
 }
+
+// TestHeaderKeepsRunStatus: at 80 columns a long run id (a UUID) and a long
+// title (the agent's URL) pushed the run's status out of the header; now
+// they give way, cut with "…", and the status shows.
+func TestHeaderKeepsRunStatus(t *testing.T) {
+	t.Parallel()
+	const id = "0b6f3c2e-5d0a-4a4e-9f55-8c1d2e3f4a5b"
+	v := fold(t, false,
+		&event.RunStarted{ThreadID: "t", RunID: id},
+		&event.RunFinished{ThreadID: "t", RunID: id})
+	for _, tc := range []struct {
+		w     int
+		title string
+	}{
+		{80, "http://localhost:8000/agent"},
+		{80, "https://agents.example.com/v1/teams/research/agents/swarm-supervisor/run"},
+		{60, "demo"},
+		{120, "http://localhost:8000/agent"},
+	} {
+		m := model(t, tc.w, 24, v)
+		m.title = tc.title
+		m.layout()
+		head := strings.Split(screen(m), "\n")[0]
+		assert.Contains(t, head, "finished", "w=%d title=%q: %q", tc.w, tc.title, head)
+		assert.LessOrEqual(t, width(head), tc.w)
+		if tc.w >= 120 {
+			assert.Contains(t, head, id, "the whole id when it fits")
+		}
+	}
+}
+
+// TestResumedStepChips: a subagent resumed in a later run takes its step
+// again, and its pane showed the step chip twice; now once, counted.
+func TestResumedStepChips(t *testing.T) {
+	t.Parallel()
+	_, resumed, _ := conversationViews(t)
+	inv := resumed.Invocation("sa-0dd15648")
+	require.NotNil(t, inv)
+	require.Len(t, inv.Steps(), 2, "the step ran in both runs")
+	m := model(t, 80, 24, resumed)
+	lines := renderPane(inv, paneLook{width: 80, expanded: true}, m.now, m.nameOf, m.msgStatus)
+	text := stripANSI(strings.Join(lines, "\n"))
+	assert.Equal(t, 1, strings.Count(text, "research: winter-range"), text)
+	assert.Contains(t, text, "research: winter-range ×2")
+}

@@ -247,6 +247,40 @@ func collapsedBody(inv *view.Invocation, w int, t time.Time, ask string, status 
 	return body
 }
 
+// stepChip is one step name shown in a pane: a subagent resumed in a later
+// run takes its steps again, and each name is shown once, with the status
+// of its latest step and how many times it ran.
+type stepChip struct {
+	Name   string
+	Status view.EntityStatus
+	times  int
+}
+
+func (c stepChip) label() string {
+	if c.times > 1 {
+		return fmt.Sprintf("%s ×%d", oneLine(c.Name), c.times)
+	}
+	return oneLine(c.Name)
+}
+
+// stepChips folds steps into one chip per name, in the order the names
+// first came.
+func stepChips(steps []view.Step) []stepChip {
+	var chips []stepChip
+	at := map[string]int{}
+	for _, s := range steps {
+		i, ok := at[s.Name]
+		if !ok {
+			at[s.Name] = len(chips)
+			chips = append(chips, stepChip{Name: s.Name, Status: s.Status, times: 1})
+			continue
+		}
+		chips[i].Status = s.Status
+		chips[i].times++
+	}
+	return chips
+}
+
 // counts summarises an invocation's contents, "" when it has none.
 func counts(inv *view.Invocation) string {
 	var msgs, calls int
@@ -463,7 +497,7 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, ask string, name fun
 	if d := inv.Description(); d != "" {
 		block("", stFaint, clean(d), stFaint, maxTextLines, false)
 	}
-	if steps := inv.Steps(); len(steps) > 0 {
+	if steps := stepChips(inv.Steps()); len(steps) > 0 {
 		runs := []styled{with(stFaint, "steps ")}
 		for i, s := range steps {
 			if i > 0 {
@@ -477,7 +511,7 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, ask string, name fun
 			case view.EntityAbandoned:
 				st = stError
 			}
-			runs = append(runs, with(st, icon+" "), plain(oneLine(s.Name)))
+			runs = append(runs, with(st, icon+" "), plain(s.label()))
 		}
 		// Steps wrap as one text; the icons' colours go with it only when
 		// the line fits, which it usually does.
@@ -486,7 +520,7 @@ func expandedBody(inv *view.Invocation, w int, t time.Time, ask string, name fun
 		} else {
 			var parts []string
 			for _, s := range steps {
-				parts = append(parts, entityIcon(s.Status, t)+" "+oneLine(s.Name))
+				parts = append(parts, entityIcon(s.Status, t)+" "+s.label())
 			}
 			block("steps ", stFaint, strings.Join(parts, " · "), stNone, maxTextLines, false)
 		}

@@ -2,10 +2,11 @@ package tui
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agview/agview/internal/termsafe"
 )
 
 // Text from the wire is untrusted: it may hold escape sequences that would
@@ -40,14 +41,13 @@ func clean(s string) string {
 			b.WriteByte('\n')
 		case r == '\t':
 			b.WriteString("    ")
-		case r < 0x20, r >= 0x7f && r < 0xa0:
-			// Other C0 and C1 controls, DEL: dropped.
 		case r == '\u2028', r == '\u2029':
 			b.WriteByte('\n')
-		case unicode.Is(unicode.Cf, r) && r != '\u200d':
-			// Format characters (bidi overrides and the like) are
-			// invisible and can reorder what follows; the zero-width
-			// joiner is kept for emoji sequences.
+		case termsafe.Unsafe(r):
+			// Other C0 and C1 controls, DEL, format characters (bidi
+			// overrides and the like, invisible and able to reorder what
+			// follows): dropped. The CLI's text output escapes the same
+			// characters visibly (termsafe.Escape).
 		default:
 			b.WriteRune(r)
 		}

@@ -93,39 +93,59 @@ func TestReplayDeepChainBounded(t *testing.T) {
 	})
 }
 
-// TestReplayDeepState: a state nested 9,999 deep printed 200 MB as text
-// (the deepest a fold accepts is now patch.MaxNesting);
-// the tree now shows 16 levels and counts the rest. --json still writes every
-// level (3,000 here: 18 MB), as it goes.
+// TestReplayDeepState: a state nested 9,999 deep (20 KB) printed 200 MB as
+// text and as JSON (the protobuf recording of it, 75 KB, 200 MB too):
+// indenting every level costs the square of the depth. The tree now shows
+// 16 levels and counts the rest; the JSON indents jsonIndentDepth levels
+// and writes the rest compact, so that it stays about the input's size.
 func TestReplayDeepState(t *testing.T) {
-	for _, tt := range []struct {
-		depth   int
-		json    bool
-		maxOut  int64
-		minOut  int64
-		maxHeap uint64
-	}{
-		{depth: patch.MaxNesting, maxOut: 4 << 10, maxHeap: 1 << 20}, // the deepest state a fold accepts
-		{depth: 3_000, json: true, minOut: 18_000_000, maxHeap: 1 << 20},
-	} {
-		doc := strings.Repeat("[", tt.depth) + strings.Repeat("]", tt.depth)
-		in := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n" +
+	deep := func(depth int) []byte {
+		doc := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+		return []byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n" +
 			`{"type":"STATE_SNAPSHOT","snapshot":` + doc + "}\n" +
-			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}` + "\n"
-		path := filepath.Join(t.TempDir(), "state.jsonl")
-		require.NoError(t, os.WriteFile(path, []byte(in), 0o644))
-		e := &env{stdout: &countingWriter{}, stderr: &countingWriter{}}
-		f, err := foldFile(t.Context(), e, &recording{path: path, format: transport.FormatAuto})
-		require.NoError(t, err)
-		v := f.v
+			`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}` + "\n")
+	}
+	depth := patch.MaxNesting // the deepest state a fold accepts
+	in := deep(depth)
+	// The protobuf recording of a deep state: indented whole, 500 levels
+	// printed 500 KB for 3 KB in.
+	const protoDepth = 500
+	code, proto, stderr := runCLI(t, deep(protoDepth), "replay", "--emit", "proto", "-")
+	require.Equal(t, exitOK, code, stderr)
+	for _, tt := range []struct {
+		name     string
+		in       []byte
+		depth    int
+		json     bool
+		maxOut   int64
+		maxRatio float64
+	}{
+		{name: "tree", in: in, depth: depth, maxOut: 4 << 10},
+		{name: "json", in: in, depth: depth, json: true, maxRatio: 1.5},
+		{name: "json from protobuf", in: []byte(proto), depth: protoDepth, json: true, maxRatio: 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state")
+			require.NoError(t, os.WriteFile(path, tt.in, 0o644))
+			e := &env{stdout: &countingWriter{}, stderr: &countingWriter{}}
+			f, err := foldFile(t.Context(), e, &recording{path: path, format: transport.FormatAuto})
+			require.NoError(t, err)
+			v := f.v
+			require.Zero(t, v.ViolationCount())
 
-		out := &countingWriter{}
-		alloc := allocated(func() { require.NoError(t, printView(&env{stdout: out}, v, tt.json)) })
-		if tt.maxOut > 0 {
-			assert.Less(t, out.n, tt.maxOut, "the state is cut at %d levels", stateMaxDepth)
-		}
-		assert.Greater(t, out.n, tt.minOut)
-		assert.Less(t, alloc, tt.maxHeap, "json=%v: printing %d bytes allocated %d", tt.json, out.n, alloc)
+			out := &countingWriter{}
+			alloc := allocated(func() { require.NoError(t, printView(&env{stdout: out}, v, tt.json)) })
+			ratio := float64(out.n) / float64(len(tt.in))
+			t.Logf("%d bytes in, %d bytes out (×%.2f), %d allocated", len(tt.in), out.n, ratio, alloc)
+			if tt.maxOut > 0 {
+				assert.Less(t, out.n, tt.maxOut, "the state is cut at %d levels", stateMaxDepth)
+			}
+			if tt.maxRatio > 0 {
+				assert.Less(t, ratio, tt.maxRatio, "the output is about the input's size")
+				assert.Greater(t, out.n, int64(2*tt.depth), "every level is there")
+			}
+			assert.Less(t, alloc, uint64(1<<20), "printing allocates little")
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agview/agview/client"
+	"github.com/agview/agview/internal/termsafe"
 	"github.com/agview/agview/journal"
 	_ "github.com/agview/agview/journal/natsjournal" // nats:// journals
 	"github.com/agview/agview/tui"
@@ -48,12 +49,12 @@ func runAttach(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if len(pos) < 1 || len(pos) > 2 {
-		fmt.Fprintf(e.stderr, "agview attach: want a DSN and a THREAD, got %d arguments\n", len(pos))
+		e.errorf("agview attach: want a DSN and a THREAD, got %d arguments", len(pos))
 		return exitUsage
 	}
 	j, err := journal.Open(ctx, pos[0], nil)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+		e.errorf("agview attach: %v", err)
 		return exitUsage
 	}
 	defer j.Close()
@@ -64,16 +65,16 @@ func runAttach(ctx context.Context, e *env, args []string) int {
 	if *stop {
 		l, err := j.Stop(ctx, thread)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+			e.errorf("agview attach: %v", err)
 			return exitRejected
 		}
-		fmt.Fprintf(e.stdout, "asked run %s of thread %s (by %s) to stop\n", l.RunID, thread, l.Owner)
+		fmt.Fprintln(e.stdout, termsafe.Escape(fmt.Sprintf("asked run %s of thread %s (by %s) to stop", l.RunID, thread, l.Owner)))
 		return exitOK
 	}
 	follow := e.isTerminal && !*asJSON
 	a, err := client.Attach(ctx, j, thread, &client.AttachOptions{Poll: *poll, UntilIdle: !follow})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+		e.errorf("agview attach: %v", err)
 		return exitUsage
 	}
 	s := a.Store()
@@ -90,21 +91,21 @@ func runAttach(ctx context.Context, e *env, args []string) int {
 	default:
 		uiErr := tui.Run(ctx, s, &tui.Options{Title: thread + " @ " + pos[0]})
 		if uiErr != nil && !errors.Is(uiErr, context.Canceled) {
-			fmt.Fprintf(e.stderr, "agview: terminal UI: %v\n", uiErr)
+			e.errorf("agview: terminal UI: %v", uiErr)
 		}
 	}
 	a.Stop()
 	if err := a.Err(); err != nil {
-		fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+		e.errorf("agview attach: %v", err)
 	}
 	v := s.View()
 	if *asJSON {
 		if err := printView(e, v, true); err != nil {
-			fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+			e.errorf("agview attach: %v", err)
 		}
 	}
 	if v.EventCount() == 0 {
-		fmt.Fprintf(e.stderr, "agview attach: thread %q holds no event in %s\n", thread, pos[0])
+		e.errorf("agview attach: thread %q holds no event in %s", thread, pos[0])
 		return exitRejected
 	}
 	return e.runExit(v, nil)
@@ -114,7 +115,7 @@ func runAttach(ctx context.Context, e *env, args []string) int {
 func (e *env) listThreads(ctx context.Context, j journal.Journal) int {
 	ids, err := j.Threads(ctx)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+		e.errorf("agview attach: %v", err)
 		return exitUsage
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -122,14 +123,15 @@ func (e *env) listThreads(ctx context.Context, j journal.Journal) int {
 	for _, id := range ids {
 		st, err := j.Stat(ctx, id)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "agview attach: %v\n", err)
+			e.errorf("agview attach: %v", err)
 			return exitUsage
 		}
 		active := "-"
 		if a := st.Active; a != nil {
 			active = fmt.Sprintf("%s by %s since %s", a.RunID, a.Owner, a.Since.Local().Format(time.DateTime))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", id, st.Last, active)
+		// Ids come from the journal, written by anyone who can write it.
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", termsafe.Escape(id), st.Last, termsafe.Escape(active))
 	}
 	_ = tw.Flush()
 	return exitOK

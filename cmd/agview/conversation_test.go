@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -263,37 +262,27 @@ func mustJSONField(t *testing.T, out, key string) string {
 	return string(m[key])
 }
 
-// TestWatchNextPaths: --next through a symbolic link writes the link's
-// target and keeps the link; a directory and a link that leads nowhere are
-// refused before anything is sent. (Devices: see TestCheckNextFileSpecial;
+// TestWatchNextPaths: --next refuses a symbolic link (it wrote through
+// it), a directory and a link that leads nowhere, before anything is sent,
+// and leaves them as they were. (Devices: see TestCheckNextFileSpecial;
 // running watch on /dev/null here would replace it, as root, were the check
-// ever lost.)
+// ever lost. Modes and owners: TestWatchNextKeepsModeAndOwner.)
 func TestWatchNextPaths(t *testing.T) {
 	srv := agenttest.NewServer(agenttest.Events(
 		&event.RunStarted{ThreadID: "t", RunID: "r"}, &event.RunFinished{ThreadID: "t", RunID: "r"}), nil)
 	defer srv.Close()
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real.json")
-	require.NoError(t, os.WriteFile(real, []byte(`{"threadId":"old","runId":"r0","messages":[]}`), 0o644))
+	const old = `{"threadId":"old","runId":"r0","messages":[]}`
+	require.NoError(t, os.WriteFile(real, []byte(old), 0o644))
 	link := filepath.Join(dir, "link.json")
 	require.NoError(t, os.Symlink("real.json", link))
-
-	code, _, stderr := runCLI(t, nil, "watch", "--json", "--next", link, srv.URL())
-	require.Equal(t, exitOK, code, stderr)
-	fi, err := os.Lstat(link)
-	require.NoError(t, err)
-	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link stays a link")
-	b, err := os.ReadFile(real)
-	require.NoError(t, err)
-	ins := srv.Inputs()
-	require.Len(t, ins, 1)
-	assert.JSONEq(t, fmt.Sprintf("%q", ins[0].ThreadID), mustJSONField(t, string(b), "threadId"), "the link's target holds the next input")
-
 	dangling := filepath.Join(dir, "dangling.json")
 	require.NoError(t, os.Symlink("missing/next.json", dangling))
 	sub := filepath.Join(dir, "sub")
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	for _, tc := range []struct{ name, path, want string }{
+		{"link", link, "is a symbolic link; not writing through it"},
 		{"directory", sub, "not a regular file"},
 		{"dangling link", dangling, "symbolic link"},
 	} {
@@ -307,4 +296,10 @@ func TestWatchNextPaths(t *testing.T) {
 			assert.Len(t, srv.Inputs(), n, "nothing was sent")
 		})
 	}
+	b, err := os.ReadFile(real)
+	require.NoError(t, err)
+	assert.Equal(t, old, string(b), "the link's target is untouched")
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link stays a link")
 }

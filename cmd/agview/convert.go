@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"fmt"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/transport"
@@ -48,20 +47,20 @@ func (e *env) convert(ctx context.Context, rec *recording, proto bool) int {
 		}
 		if cerr != nil {
 			left++
-			fmt.Fprintf(e.stderr, "agview replay: %s: frame %d (byte %d) left out: %v\n", rec.name(), f.Index, f.Offset, cerr)
+			e.errorf("agview replay: %s: frame %d (byte %d) left out: %v", rec.name(), f.Index, f.Offset, cerr)
 			continue
 		}
 		if _, err := w.Write(buf); err != nil {
-			fmt.Fprintf(e.stderr, "agview replay: %v\n", err)
+			e.errorf("agview replay: %v", err)
 			return exitUsage
 		}
 	}
 	if err := w.Flush(); err != nil {
-		fmt.Fprintf(e.stderr, "agview replay: %v\n", err)
+		e.errorf("agview replay: %v", err)
 		return exitUsage
 	}
 	if left > 0 {
-		fmt.Fprintf(e.stderr, "agview replay: %s: %d frames had no form in the target encoding\n", rec.name(), left)
+		e.errorf("agview replay: %s: %d frames had no form in the target encoding", rec.name(), left)
 		return exitRejected
 	}
 	return exitOK

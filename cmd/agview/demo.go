@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -28,8 +29,13 @@ times slower, so that a person can follow it (the first run then takes about
 Off a terminal (agview demo | cat) it prints a line per change and ends with
 the parent agent's answer and the run's outcome.
 
+With --serve the demo agent is not watched: it serves on a loopback port,
+whose URL is printed, until interrupted (Ctrl-C), so that "agview watch" (or
+any AG-UI client) has an agent to try: each request runs a swarm.
+
 Examples:
   agview demo
+  agview demo --serve &   # then: agview watch http://127.0.0.1:PORT
   agview demo --speed 0.2
   agview demo --seed 7 | cat
   agview demo --json | jq '.invocations[] | {name, status}'
@@ -39,8 +45,9 @@ Examples:
 const demoDelay = 4 * time.Millisecond
 
 func runDemo(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "demo", "[--json] [--seed N] [--speed F] [--max-event-bytes N]", demoHelp)
+	fs := newFlagSet(e, "demo", "[--json | --serve] [--seed N] [--speed F] [--max-event-bytes N]", demoHelp)
 	asJSON := fs.Bool("json", false, "no UI: print the final view's JSON when the run ends")
+	serve := fs.Bool("serve", false, "only serve the demo agent, on a loopback port it prints, until interrupted")
 	seed := fs.Int64("seed", 1, "the demo swarm's seed (each seed is a different, deterministic run)")
 	speed := fs.Float64("speed", 1, "how fast the demo agent streams: 1 an event every 4 ms, 0.2 five times slower, 0 unpaced")
 	maxBytes := maxEventBytes(fs)
@@ -54,12 +61,21 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	if *speed < 0 || math.IsNaN(*speed) || math.IsInf(*speed, 0) {
 		return e.fail("demo", *asJSON, fmt.Errorf("--speed %v: want 0 (unpaced) or a positive factor", *speed))
 	}
+	if *serve && *asJSON {
+		return e.fail("demo", true, errors.New("--serve and --json exclude each other (watch the served agent with agview watch --json URL)"))
+	}
 	var delay time.Duration
 	if *speed > 0 && !*asJSON { // nobody watches --json: no need to pace it
 		delay = time.Duration(float64(demoDelay) / *speed)
 	}
 	srv := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: *seed}), &agenttest.Options{Delay: delay})
 	defer srv.Close()
+	if *serve {
+		fmt.Fprintf(e.stdout, "demo agent serving at %s (WebSocket: %s); try:\n  agview watch %s\nCtrl-C stops it.\n",
+			srv.URL(), srv.WSURL(), srv.URL())
+		<-ctx.Done()
+		return exitOK
+	}
 	var opts []client.Option
 	if *maxBytes > 0 {
 		opts = append(opts, client.WithTransportOptions(&transport.Options{MaxEventBytes: *maxBytes}))

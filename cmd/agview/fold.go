@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agview/agview/client"
+	"github.com/agview/agview/internal/jsonindent"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
@@ -38,6 +38,9 @@ type recording struct {
 	format transport.Format
 	// maxEventBytes is --max-event-bytes (0: the transport's default).
 	maxEventBytes int
+	// data, when not nil, is read instead of the file (a conformance
+	// vector's events, see useVector).
+	data []byte
 }
 
 // name is how messages name the recording.
@@ -52,10 +55,6 @@ type folded struct {
 	// lines holds the 1-based line where each event began, by event index;
 	// empty for formats that are not line-based.
 	lines lineTable
-	// types holds the type of a refused event that did not decode far
-	// enough for the view to know it (a line that is not valid JSON), when
-	// its bytes still name one.
-	types map[int]string
 	// bytes is the number of bytes read.
 	bytes int64
 }
@@ -108,14 +107,6 @@ func (t *lineTable) at(i int) int {
 	return r.line + (i-r.first)*r.step
 }
 
-// typeOf returns the type to show for diagnostic d.
-func (f *folded) typeOf(d view.Diagnostic) string {
-	if d.Type != "" {
-		return string(d.Type)
-	}
-	return f.types[d.Index]
-}
-
 // foldFile reads a recorded stream and folds every frame into a fresh view.
 // Rejected events are recorded in the view's diagnostics; a stream that ends
 // mid-run is recorded as a warning (G12). The error is an *inputError when
@@ -123,6 +114,9 @@ func (f *folded) typeOf(d view.Diagnostic) string {
 // or no run): the view then holds what was folded before the failure.
 func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	r, closeInput, size, err := e.open(ctx, rec.path)
+	if rec.data != nil {
+		r, closeInput, size, err = bytes.NewReader(rec.data), func() {}, int64(len(rec.data)), nil
+	}
 	if err != nil {
 		return &folded{v: view.New()}, &inputError{name: rec.name(), err: err}
 	}
@@ -138,7 +132,7 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 	b := reducer.NewBuilder(view.New())
 	jf := client.NewJournalFolder(b, rec.name())
 	var ferr, tolerated error
-	ei := 0 // the index of the next event (a journal's input and end lines are none)
+	first := true // the first event is still to come
 	for f, err := range transport.ReadFrames(ctx, in, rec.format, opts) {
 		if err != nil {
 			if errors.Is(err, transport.ErrIncomplete) {
@@ -171,18 +165,15 @@ func foldFile(ctx context.Context, e *env, rec *recording) (*folded, error) {
 		if f.Proto {
 			fold = b.FoldProto // a refused message names its type (its arm) itself
 		}
-		if viol := fold(f.Data); viol != nil { // a refusal is recorded in the view
-			var v *reducer.Violation
-			if errors.As(viol, &v) && v.Type == "" && !f.Proto {
-				if t := scanType(f.Data); t != "" {
-					if res.types == nil {
-						res.types = map[int]string{}
-					}
-					res.types[ei] = t
-				}
+		err := fold(f.Data) // a refusal is recorded in the view, with its type when readable
+		if first {
+			first = false
+			if err := wrongFormat(rec, in, err); err != nil {
+				prog.done()
+				res.v = b.View()
+				return res, &inputError{name: rec.name(), err: err}
 			}
 		}
-		ei++
 		prog.update(in.n, f.Index+1)
 	}
 	prog.done()
@@ -221,22 +212,27 @@ func (f *folded) usable(rec *recording) error {
 	return nil
 }
 
+// wrongFormat returns an error when the first event of a recording read
+// with --format was not JSON (foldErr) and the recording's bytes read as
+// another format: an SSE file read with --format jsonl was refused line by
+// line, an error per line and no hint.
+func wrongFormat(rec *recording, in *inputReader, foldErr error) error {
+	var se *json.SyntaxError
+	if rec.format == transport.FormatAuto || rec.data != nil || !errors.As(foldErr, &se) {
+		return nil
+	}
+	got := in.detected()
+	if got == transport.FormatAuto || got == rec.format {
+		return nil
+	}
+	return fmt.Errorf("its first event is not JSON as --format %s reads it: the file looks like %s; leave out --format to detect it (or give --format %s)",
+		rec.format, got, got)
+}
+
 // lineBased reports whether events of format f begin on lines worth naming.
 func lineBased(f transport.Format) bool {
 	return f == transport.FormatJSONL || f == transport.FormatSSE
 }
-
-// scanType returns the value of the first "type" member in data when it can
-// be read without decoding the whole (broken) event, else "".
-func scanType(data []byte) string {
-	m := typeMember.FindSubmatch(data)
-	if m == nil {
-		return ""
-	}
-	return string(m[1])
-}
-
-var typeMember = regexp.MustCompile(`"type"\s*:\s*"([A-Z][A-Z0-9_]{0,63})"`)
 
 // open opens the input at path ("-": standard input). size is its size when
 // known (a regular file), else -1. Canceling ctx closes a file, which
@@ -434,7 +430,7 @@ func parseCommand(e *env, fs *cmdFlags, args []string) ([]string, int, bool) {
 	}
 	if err != nil {
 		// The flag package has printed the error itself.
-		fmt.Fprintf(e.stderr, "Run \"agview %s --help\" for usage.\n", fs.Name())
+		e.errorf("Run \"agview %s --help\" for usage.", fs.Name())
 		if wantsJSON(args) {
 			// Every outcome of a --json command is one JSON object, a bad
 			// flag too, whether or not parsing reached --json.
@@ -468,7 +464,11 @@ func printJSONError(e *env, err error) {
 		Verdict string `json:"verdict"`
 		Error   string `json:"error"`
 	}{"error", err.Error()})
-	fmt.Fprintf(e.stdout, "%s\n", b)
+	// On one line, with what a terminal would interpret escaped.
+	w := jsonindent.NewWriter(e.stdout, jsonindent.Options{IndentDepth: -1, Safe: true, EscapeHTML: true})
+	w.Write(b)
+	w.Close()
+	fmt.Fprintln(e.stdout)
 }
 
 // maxEventBytes adds --max-event-bytes to fs.
@@ -509,7 +509,7 @@ func (e *env) fail(cmd string, asJSON bool, err error) int {
 	if errors.As(err, &te) && te.Kind == transport.KindLimit {
 		err = fmt.Errorf("%w; raise the limit with --max-event-bytes", err)
 	}
-	fmt.Fprintf(e.stderr, "agview %s: %v\n", cmd, err)
+	e.errorf("agview %s: %v", cmd, err)
 	if asJSON {
 		printJSONError(e, err)
 	}

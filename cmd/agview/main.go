@@ -28,10 +28,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/agview/agview/internal/termsafe"
+	"github.com/agview/agview/transport"
 )
 
 // Exit codes.
@@ -65,6 +69,9 @@ type env struct {
 	progressEvery time.Duration
 	// target is the URL watch connects to, for messages.
 	target string
+	// idleTimeout is watch's --idle-timeout when not given
+	// (transport.DefaultIdleTimeout).
+	idleTimeout time.Duration
 }
 
 type command struct {
@@ -109,7 +116,8 @@ func usage(w io.Writer) {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal(stdout),
-		stderrTerminal: isTerminal(stderr), progressMin: 16 << 20, progressEvery: 200 * time.Millisecond}
+		stderrTerminal: isTerminal(stderr), progressMin: 16 << 20, progressEvery: 200 * time.Millisecond,
+		idleTimeout: transport.DefaultIdleTimeout}
 	return e.dispatch(ctx, args)
 }
 
@@ -128,9 +136,61 @@ func (e *env) dispatch(ctx context.Context, args []string) int {
 			return c.run(ctx, e, args[1:])
 		}
 	}
-	fmt.Fprintf(e.stderr, "agview: unknown command %q\n\n", args[0])
+	if c, ok := closest(args[0]); ok {
+		e.errorf("agview: unknown command %q; did you mean %q?", args[0], c)
+		e.errorf("Run \"agview help\" for the commands.")
+		return exitUsage
+	}
+	e.errorf("agview: unknown command %q", args[0])
+	fmt.Fprintln(e.stderr)
 	usage(e.stderr)
 	return exitUsage
+}
+
+// closest returns the command name a mistyped one most likely meant: the
+// one at the smallest edit distance (letters added, removed, changed or two
+// swapped), when that is at most 2 and unique, or the one it begins.
+func closest(typed string) (string, bool) {
+	typed = strings.ToLower(typed)
+	best, bestD, ties := "", 3, 0
+	for _, c := range commands() {
+		if len(typed) >= 3 && strings.HasPrefix(c.name, typed) {
+			return c.name, true
+		}
+		switch d := editDistance(typed, c.name); {
+		case d < bestD:
+			best, bestD, ties = c.name, d, 0
+		case d == bestD:
+			ties++
+		}
+	}
+	return best, best != "" && ties == 0
+}
+
+// editDistance is the optimal string alignment distance between a and b.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 // isTerminal reports whether w is a terminal: a character device is not
@@ -141,6 +201,10 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
+// errorf writes one line to standard error. The line may quote the agent,
+// a recording or a journal (ids, error messages): what a terminal would
+// interpret in it is escaped (termsafe.Escape), so that it cannot retitle
+// the window, clear the screen or forge lines.
 func (e *env) errorf(format string, args ...any) {
-	fmt.Fprintf(e.stderr, format+"\n", args...)
+	fmt.Fprintln(e.stderr, termsafe.Escape(fmt.Sprintf(format, args...)))
 }

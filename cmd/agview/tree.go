@@ -11,6 +11,7 @@ import (
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/jsonindent"
+	"github.com/agview/agview/internal/termsafe"
 	"github.com/agview/agview/view"
 )
 
@@ -74,7 +75,7 @@ func writeTree(w io.Writer, v *view.View) error {
 		}
 	}
 	b.WriteString("\nstate: ")
-	state := jsonindent.NewWriter(b, jsonindent.Options{Indent: "  ", MaxDepth: stateMaxDepth, MaxItems: stateMaxItems})
+	state := jsonindent.NewWriter(b, jsonindent.Options{Indent: "  ", MaxDepth: stateMaxDepth, MaxItems: stateMaxItems, Safe: true})
 	state.Write(v.State())
 	state.Close()
 	b.WriteByte('\n')
@@ -247,9 +248,9 @@ func hideDescendants(v *view.View, inv *view.Invocation, seen map[string]bool) i
 
 func messageLine(m event.Message) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s %s", m.Role, excerpt(m.ID, excerptLen))
+	fmt.Fprintf(&s, "%s %s", excerpt(string(m.Role), excerptLen), excerpt(m.ID, excerptLen))
 	if m.Role == event.RoleActivity && m.ActivityType != nil {
-		fmt.Fprintf(&s, " (%s)", *m.ActivityType)
+		fmt.Fprintf(&s, " (%s)", excerpt(*m.ActivityType, excerptLen))
 	}
 	if txt := contentText(m.Content); txt != "" {
 		fmt.Fprintf(&s, ": %s", quoteExcerpt(txt))
@@ -305,13 +306,15 @@ func quoteExcerpt(s string) string {
 	return fmt.Sprintf("%q", excerpt(strings.Join(strings.Fields(s), " "), excerptLen))
 }
 
-// excerpt cuts s to at most n characters, marking a cut with "…".
+// excerpt cuts s to at most n characters, marking a cut with "…", and
+// escapes what a terminal would interpret (termsafe.Escape): every value
+// from the wire the tree shows goes through it.
 func excerpt(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
-		return s
+		return termsafe.Escape(s)
 	}
 	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return termsafe.Escape(string(r[:n-1])) + "…"
 }
 
 func ownerName(v *view.View, id *string) string {
@@ -328,5 +331,5 @@ func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return termsafe.Escape(s)
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/agview/agview/internal/termsafe"
 	"github.com/agview/agview/view"
 )
 
@@ -52,16 +52,17 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 		return e.fail("verify", *asJSON, err)
 	}
 	rec := &recording{path: path, format: format.f, maxEventBytes: *maxBytes}
+	if err := e.useVector("verify", rec); err != nil {
+		return e.fail("verify", *asJSON, err)
+	}
 	f, err := foldFile(ctx, e, rec)
 	if err != nil {
 		return e.fail("verify", *asJSON, err)
 	}
 	rep := newVerifyReport(f)
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(e.stderr, "agview verify: %v\n", err)
+		if err := printJSON(e.stdout, rep); err != nil {
+			e.errorf("agview verify: %v", err)
 			return exitUsage
 		}
 	} else {
@@ -69,8 +70,8 @@ func runVerify(ctx context.Context, e *env, args []string) int {
 	}
 	if rep.Verdict == "reject" {
 		first := rep.Violations[0]
-		fmt.Fprintf(e.stderr, "agview verify: %s: %d of %d events rejected; first: %s: %s\n",
-			rec.name(), len(rep.Violations), rep.Events, first.place(), first.Rule)
+		e.errorf("agview verify: %s: %d of %d events rejected; first: %s: %s",
+			rec.name(), rep.rejected, rep.Events, first.place(), first.Rule)
 		return exitRejected
 	}
 	return exitOK
@@ -80,7 +81,7 @@ func displayName(path string) string {
 	if path == "-" {
 		return "standard input"
 	}
-	return path
+	return termsafe.Escape(path)
 }
 
 // verifyReport is the JSON form of "agview verify --json" (a stable contract).
@@ -92,6 +93,78 @@ type verifyReport struct {
 	Error      string       `json:"error"`
 	Violations []diagnostic `json:"violations"`
 	Warnings   []diagnostic `json:"warnings"`
+	// ViolationsOmitted and WarningsOmitted count the diagnostics left out
+	// between the first and the last diagShown of each list (left out of
+	// the JSON when none are).
+	ViolationsOmitted int `json:"violationsOmitted,omitempty"`
+	WarningsOmitted   int `json:"warningsOmitted,omitempty"`
+	// rejected is the number of events rejected, omitted ones included.
+	rejected int
+}
+
+// diagShown is how many diagnostics of each kind (violations, warnings)
+// the output shows at the start and again at the end: a recording of a
+// million refused events prints 2·diagShown lines and one counting the
+// rest, not a million (3 MB of "{}" lines printed 182 MB with verify
+// --json).
+const diagShown = 50
+
+// diagList keeps the first diagShown and the last diagShown diagnostics
+// added to it, and counts the others.
+type diagList struct {
+	head    []diagnostic
+	tail    []diagnostic // a ring of the last ones, from next
+	next    int
+	omitted int
+}
+
+func (l *diagList) add(d diagnostic) {
+	switch {
+	case len(l.head) < diagShown:
+		l.head = append(l.head, d)
+	case len(l.tail) < diagShown:
+		l.tail = append(l.tail, d)
+	default:
+		l.tail[l.next] = d
+		l.next = (l.next + 1) % diagShown
+		l.omitted++
+	}
+}
+
+// shown returns the diagnostics kept, in order.
+func (l *diagList) shown() []diagnostic {
+	out := make([]diagnostic, 0, len(l.head)+len(l.tail))
+	out = append(out, l.head...)
+	out = append(out, l.tail[l.next:]...)
+	return append(out, l.tail[:l.next]...)
+}
+
+// writeTo writes the kept diagnostics, one a line after indent, with a
+// line counting the omitted ones where they were.
+func (l *diagList) writeTo(w io.Writer, indent, what string) {
+	for _, d := range l.head {
+		fmt.Fprintf(w, "%s%s\n", indent, d)
+	}
+	if l.omitted > 0 {
+		fmt.Fprintf(w, "%s… %s not shown (the first and last %d are)\n", indent, plural(l.omitted, "more "+what), diagShown)
+	}
+	for i := range l.tail {
+		fmt.Fprintf(w, "%s%s\n", indent, l.tail[(l.next+i)%len(l.tail)])
+	}
+}
+
+// diagnostics splits f's diagnostics into violations and warnings, each
+// bounded.
+func diagnostics(f *folded) (viols, warns *diagList) {
+	viols, warns = &diagList{}, &diagList{}
+	for _, d := range f.v.Diagnostics() {
+		if d.Kind == view.DiagViolation {
+			viols.add(newDiagnostic(f, d))
+		} else {
+			warns.add(newDiagnostic(f, d))
+		}
+	}
+	return viols, warns
 }
 
 type diagnostic struct {
@@ -109,15 +182,11 @@ type diagnostic struct {
 
 func newVerifyReport(f *folded) *verifyReport {
 	v := f.v
-	rep := &verifyReport{Verdict: "accept", Events: v.EventCount(), Violations: []diagnostic{}, Warnings: []diagnostic{}}
-	for _, d := range v.Diagnostics() {
-		x := newDiagnostic(f, d)
-		if d.Kind == view.DiagViolation {
-			rep.Violations = append(rep.Violations, x)
-		} else {
-			rep.Warnings = append(rep.Warnings, x)
-		}
-	}
+	viols, warns := diagnostics(f)
+	rep := &verifyReport{Verdict: "accept", Events: v.EventCount(), Violations: viols.shown(), Warnings: warns.shown(),
+		WarningsOmitted: warns.omitted, rejected: v.ViolationCount()}
+	// The view counts every violation, even one it does not keep.
+	rep.ViolationsOmitted = max(viols.omitted, rep.rejected-len(rep.Violations))
 	if len(rep.Violations) > 0 {
 		first := rep.Violations[0]
 		rep.Verdict = "reject"
@@ -130,7 +199,7 @@ func newVerifyReport(f *folded) *verifyReport {
 
 func newDiagnostic(f *folded, d view.Diagnostic) diagnostic {
 	return diagnostic{
-		Index: d.Index, Line: f.line(d.Index), Type: f.typeOf(d), Rule: d.Rule, Message: d.Message,
+		Index: d.Index, Line: f.line(d.Index), Type: string(d.Type), Rule: d.Rule, Message: d.Message,
 		end: d.Index >= f.v.EventCount() && d.Type == "",
 	}
 }
@@ -152,6 +221,8 @@ func (d diagnostic) place() string {
 	return b.String()
 }
 
+// String is the diagnostic's line, with what a terminal would interpret
+// escaped (its type and message may quote the recording).
 func (d diagnostic) String() string {
 	// The place names the type: a message that starts with it and a JSON
 	// pointer (a decoding error or warning, "STATE_DELTA /delta/0/path: …")
@@ -160,22 +231,25 @@ func (d diagnostic) String() string {
 	if rest, ok := strings.CutPrefix(msg, d.Type+" /"); ok && d.Type != "" {
 		msg = "/" + rest
 	}
-	return d.place() + ": " + d.Rule + ": " + msg
+	return termsafe.Escape(d.place() + ": " + d.Rule + ": " + msg)
 }
 
 func (r *verifyReport) writeText(w io.Writer) {
-	for _, d := range r.Violations {
-		fmt.Fprintln(w, d)
-	}
+	listOf(r.Violations, r.ViolationsOmitted).writeTo(w, "", "violation")
 	if r.Verdict == "accept" {
 		fmt.Fprintf(w, "ok: %d events\n", r.Events)
 	} else {
-		fmt.Fprintf(w, "rejected: %d of %d events\n", len(r.Violations), r.Events)
+		fmt.Fprintf(w, "rejected: %d of %d events\n", r.rejected, r.Events)
 	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(w, "warnings (%d):\n", len(r.Warnings))
-		for _, d := range r.Warnings {
-			fmt.Fprintf(w, "  %s\n", d)
-		}
+	if n := len(r.Warnings) + r.WarningsOmitted; n > 0 {
+		fmt.Fprintf(w, "warnings (%d):\n", n)
+		listOf(r.Warnings, r.WarningsOmitted).writeTo(w, "  ", "warning")
 	}
+}
+
+// listOf returns the diagList that shows ds (as diagList.shown returned
+// them) with omitted left out after the first diagShown.
+func listOf(ds []diagnostic, omitted int) *diagList {
+	n := min(len(ds), diagShown)
+	return &diagList{head: ds[:n], tail: ds[n:], omitted: omitted}
 }

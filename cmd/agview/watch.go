@@ -37,7 +37,9 @@ JSON payload (p) or cancelled (c); each is a new run on the same thread. With
 it) is written when the run ends. Headers given with --header go to the agent's
 origin only: a redirect elsewhere is followed without them, and one from https
 to http is refused. --idle-timeout ends a run whose agent has gone quiet (SSE
-comments and WebSocket pings count as signs of life).
+comments and WebSocket pings count as signs of life): by default after 15
+minutes without one (longer than the common model SDKs wait on a model, 10
+minutes), --idle-timeout 0 never.
 
 A conversation: --input sends a RunAgentInput file; its messages are the
 history, first in the view. --next FILE writes, when the run ends, the
@@ -48,8 +50,10 @@ the run ends on interrupts awaiting an answer, --answer JSON resolves every one
 with that payload in the next input, --cancel cancels them; without either,
 watch names on standard error the interrupts the next input leaves unanswered
 (the file does not record them, so the next watch cannot refuse it: an agent
-that requires an answer refuses the run). A --next symbolic link is written
-through; a directory, device or pipe is refused.
+that requires an answer refuses the run). The file is replaced atomically
+and keeps its mode and owner (a new one is readable by you only, 0600); a
+symbolic link, a directory, a device or a pipe is refused. An --input file
+may leave out threadId and runId: new ones are made.
 
 Exit status: 0 the (last) run finished (or ended on an interrupt awaiting an
 answer), 1 it errored, failed, was cut or was cancelled, or an event was
@@ -99,7 +103,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	dsn := fs.String("journal", "", "record the run in the journal DSN names: memory, file:DIR or nats://HOST:PORT")
 	var headers headerFlag
 	fs.Var(&headers, "header", "an extra request header K:V (repeatable), sent to the agent's origin only")
-	idle := fs.Duration("idle-timeout", 0, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s (default: wait for ever)")
+	idle := fs.Duration("idle-timeout", e.idleTimeout, "give up when the agent sends nothing (no event, no keep-alive) for this long, e.g. 30s; 0 waits for ever")
 	maxBytes := maxEventBytes(fs)
 	pos, code, done := parseCommand(e, fs, args)
 	if done {
@@ -151,7 +155,7 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 	if *dsn != "" {
 		j, err := journal.Open(ctx, *dsn, nil)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "agview watch: --journal: %v\n", err)
+			e.errorf("agview watch: --journal: %v", err)
 			return exitUsage
 		}
 		defer j.Close()
@@ -163,8 +167,8 @@ func runWatch(ctx context.Context, e *env, args []string) int {
 			in.ThreadID = client.NewID()
 			input = &in
 		}
-		fmt.Fprintf(e.stderr, "agview: recording thread %s in %s (agview attach %s %s)\n", input.ThreadID, *dsn, *dsn, input.ThreadID)
-		opts = append(opts, client.WithJournal(j, func(err error) { fmt.Fprintf(e.stderr, "agview: %v\n", err) }))
+		e.errorf("agview: recording thread %s in %s (agview attach %s %s)", input.ThreadID, *dsn, *dsn, input.ThreadID)
+		opts = append(opts, client.WithJournal(j, func(err error) { e.errorf("agview: %v", err) }))
 	}
 	c := client.New(pos[0], opts...)
 	defer c.Close()
@@ -227,13 +231,21 @@ func (cfg *watchConfig) setAnswer(payload string, cancel bool) error {
 // form gets (event.DecodeInput: subagentRunId null refused, R1, …) and the
 // ones a client makes before sending its history (reducer.Input: one id per
 // message). Errors name the file and, where it is at fault, the message.
+//
+// A file may leave out threadId and runId: the client mints them (a new
+// thread, a new run), as it does for a program that sets none.
 func readInput(path string) (*event.RunAgentInput, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--input %w", err)
 	}
+	b, added := withIDs(b)
 	in, _, err := event.DecodeInput(b)
 	if err != nil {
+		var de *event.DecodeError
+		if errors.As(err, &de) && de.Offset >= int64(added) {
+			de.Offset -= int64(added) // where it is in the file
+		}
 		return nil, fmt.Errorf("--input %s: not a RunAgentInput: %w", path, decodeInputError(b, err))
 	}
 	if _, err := reducer.Input(view.New(), in); err != nil {
@@ -243,6 +255,33 @@ func readInput(path string) (*event.RunAgentInput, error) {
 		return nil, fmt.Errorf("--input %s: %w", path, err)
 	}
 	return in, nil
+}
+
+// withIDs returns data, a JSON object, with "threadId":"" and "runId":""
+// added first when it lacks them (the client then mints them), and the
+// number of bytes added. Anything else is returned as it is, for
+// DecodeInput to say what is wrong with it.
+func withIDs(data []byte) ([]byte, int) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil || m == nil {
+		return data, 0
+	}
+	var add []byte
+	for _, k := range []string{"threadId", "runId"} {
+		if _, ok := m[k]; !ok {
+			add = append(add, `"`+k+`":"",`...)
+		}
+	}
+	if len(add) == 0 {
+		return data, 0
+	}
+	if len(m) == 0 {
+		add = add[:len(add)-1] // {} has no member to put a comma before
+	}
+	i := bytes.IndexByte(data, '{') + 1
+	out := make([]byte, 0, len(data)+len(add))
+	out = append(append(append(out, data[:i]...), add...), data[i:]...)
+	return out, len(add)
 }
 
 // badInput is a RunAgentInput that does not decode; it says where, naming
@@ -305,28 +344,23 @@ func messageAt(data []byte, pointer string) string {
 
 // checkNextFile refuses a --next path that holds something other than a
 // RunAgentInput: writing the next input must never clobber another file.
-// A missing or empty file is fine, in a folder that exists. It returns the
-// path to write: a symbolic link's target (writing replaces the file whole,
-// which would otherwise replace the link and leave its target stale). A
-// directory, a device or a pipe (--next /dev/stdout) is refused before it is
-// read.
+// A missing or empty file is fine, in a folder that exists. A symbolic link
+// is refused (the next input replaces the file whole: through a link it
+// would land wherever the link leads, which whoever made the link chose),
+// and so are a directory, a device or a pipe (--next /dev/stdout), before
+// they are read. It returns the path to write.
 func checkNextFile(path string) (string, error) {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return "", fmt.Errorf("--next %s: a symbolic link that does not lead to a file: %w", path, err)
-		}
-		path = target
-	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("--next %s: no folder %s to write it in", path, filepath.Dir(path))
 	}
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return path, nil
 	case err != nil:
 		return "", fmt.Errorf("--next %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "", fmt.Errorf("--next %s is a symbolic link; not writing through it (name the file itself)", path)
 	case !fi.Mode().IsRegular():
 		return "", fmt.Errorf("--next %s is not a regular file (%s); not writing to it", path, fi.Mode().Type())
 	}
@@ -344,12 +378,30 @@ func checkNextFile(path string) (string, error) {
 }
 
 // writeNext writes the input of the run that continues v's thread to path,
-// indented for editing, replacing the file whole.
+// indented for editing, replacing the file whole and atomically (a
+// temporary file in the same folder, synced, then renamed over it: a reader
+// sees the old file or the new one, never a part). The new file keeps the
+// mode and owner of the one it replaces (a 0600 file holding a private
+// conversation stays 0600); a new file is 0600. A path that became a
+// symbolic link or something else than a file since checkNextFile looked is
+// refused.
 func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.ResumeEntry) (*event.RunAgentInput, error) {
 	in := client.NextInput(v, &client.InputOptions{Answer: answer})
 	b, err := json.MarshalIndent(in, "", "  ")
 	if err != nil {
 		return nil, err
+	}
+	mode := fs.FileMode(0o600)
+	old, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return nil, fmt.Errorf("--next %w", err)
+	case !old.Mode().IsRegular():
+		return nil, fmt.Errorf("--next %s is no longer a regular file (%s); not writing to it", path, old.Mode().Type())
+	default:
+		mode = old.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".agview-next-*")
 	if err != nil {
@@ -358,7 +410,13 @@ func writeNext(path string, v *view.View, answer func(event.Interrupt) *event.Re
 	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
 	_, werr := tmp.Write(append(b, '\n'))
 	if werr == nil {
-		werr = tmp.Chmod(0o644) // as a file the user writes (CreateTemp makes it 0600)
+		werr = tmp.Chmod(mode)
+	}
+	if werr == nil && old != nil {
+		werr = keepOwner(tmp, old)
+	}
+	if werr == nil {
+		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
@@ -390,7 +448,7 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 	}
 	next, werr := writeNext(cfg.next, v, cfg.answer)
 	if werr != nil {
-		fmt.Fprintf(e.stderr, "agview watch: %v\n", werr)
+		e.errorf("agview watch: %v", werr)
 		return exitUsage // the view, if any, is already printed
 	}
 	if pending := v.PendingInterrupts(); len(pending) > 0 && len(next.Resume) == 0 {
@@ -398,7 +456,7 @@ func (e *env) watch(ctx context.Context, c *client.Client, input *event.RunAgent
 		for i, it := range pending {
 			ids[i] = it.ID
 		}
-		fmt.Fprintf(e.stderr, "agview watch: %s: %d interrupt(s) await an answer (%s): the next run must answer them (--answer JSON or --cancel)\n",
+		e.errorf("agview watch: %s: %d interrupt(s) await an answer (%s): the next run must answer them (--answer JSON or --cancel)",
 			cfg.next, len(pending), strings.Join(ids, ", "))
 	}
 	return code
@@ -415,7 +473,7 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 			return v, err // nothing ran: no view to print
 		}
 		if perr := printView(e, v, true); perr != nil {
-			fmt.Fprintf(e.stderr, "agview: %v\n", perr)
+			e.errorf("agview: %v", perr)
 		}
 		return v, err
 	}
@@ -440,7 +498,7 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 	if uiErr != nil && !errors.Is(uiErr, context.Canceled) && ctx.Err() == nil {
 		// The terminal UI could not run (no usable terminal after all): the
 		// run goes on, shown as plain lines, rather than being cancelled.
-		fmt.Fprintf(e.stderr, "agview: terminal UI: %v; showing plain lines instead\n", uiErr)
+		e.errorf("agview: terminal UI: %v; showing plain lines instead", uiErr)
 		stop := tui.Lines(e.stdout, c.Store())
 		<-done
 		stop()
@@ -456,25 +514,41 @@ func (e *env) show(ctx context.Context, c *client.Client, input *event.RunAgentI
 // was rejected, else 1.
 func (e *env) runExit(v *view.View, err error) int {
 	run, ok := v.LastRun()
+	var je *journal.Error
 	switch {
+	case err != nil && errors.Is(err, journal.ErrBusy) && errors.As(err, &je) && je.Holder != nil:
+		// The journal refused the run before the agent was asked.
+		h := je.Holder
+		e.errorf("agview: thread %s is busy: run %s by %s holds it since %s; nothing was sent (agview attach --stop stops that run)",
+			h.Thread, h.RunID, h.Owner, h.Since.Local().Format(time.DateTime))
+		return exitRejected
+	case err != nil && !ok && v.EventCount() == 0 && errors.As(err, &je):
+		e.errorf("agview: %v", err)
+		return exitRejected
 	case err != nil && !ok && v.EventCount() == 0:
-		fmt.Fprintf(e.stderr, "agview: could not connect to %s: %v\n", e.target, err)
+		e.errorf("agview: could not connect to %s: %v", e.target, err)
 		return exitRejected
 	case err != nil:
-		fmt.Fprintf(e.stderr, "agview: run %s: %v\n", runName(run, ok), err)
+		e.errorf("agview: run %s: %v", runName(run, ok), err)
 		return exitRejected
 	case !ok:
-		fmt.Fprintln(e.stderr, "agview: the agent sent no run")
+		e.errorf("agview: the agent sent no run")
 		return exitRejected
 	case run.Status != view.RunFinished && run.Status != view.RunInterrupted:
 		msg := string(run.Status)
 		if run.Error != nil {
 			msg += ": " + run.Error.Message
 		}
-		fmt.Fprintf(e.stderr, "agview: run %s %s\n", runName(run, ok), msg)
+		e.errorf("agview: run %s %s", runName(run, ok), msg)
 		return exitRejected
 	case v.ViolationCount() > 0:
-		fmt.Fprintf(e.stderr, "agview: run %s: %d events rejected (agview replay or verify on a recording shows them)\n", runName(run, ok), v.ViolationCount())
+		// Nothing was recorded to replay: list them here (the first and
+		// last diagShown), as replay would.
+		n := v.ViolationCount()
+		e.errorf("agview: run %s: %s rejected:", runName(run, ok), plural(n, "event"))
+		viols, _ := diagnostics(&folded{v: v})
+		shown := viols.shown()
+		listOf(shown, max(viols.omitted, n-len(shown))).writeTo(lineWriter{e, "agview:   "}, "", "violation")
 		return exitRejected
 	}
 	return exitOK

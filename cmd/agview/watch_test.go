@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/internal/conformance"
 )
 
@@ -187,4 +188,39 @@ func TestDemoJSON(t *testing.T) {
 	assert.Contains(t, out, "suspended")
 	code, _, _ = runCLI(t, nil, "demo", "extra")
 	assert.Equal(t, exitUsage, code)
+}
+
+// TestWatchInputWithoutIDs: an --input file without runId (or threadId)
+// was refused ("/runId: required field is missing"), although the client
+// mints both. Now it is sent with fresh ids; a bad file still names the
+// byte of the file where it is wrong.
+func TestWatchInputWithoutIDs(t *testing.T) {
+	srv := agenttest.NewServer(agenttest.Events(
+		&event.RunStarted{ThreadID: "t", RunID: "r"}, &event.RunFinished{ThreadID: "t", RunID: "r"}), nil)
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, file, thread string }{
+		{"no runId", `{"threadId":"thread-7","messages":[]}`, "thread-7"},
+		{"no ids", `{"messages":[{"id":"u1","role":"user","content":"hi"}]}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "in.json")
+			require.NoError(t, os.WriteFile(path, []byte(tc.file), 0o644))
+			code, _, stderr := runCLI(t, nil, "watch", "--json", "--input", path, srv.URL())
+			require.Equal(t, exitOK, code, stderr)
+			ins := srv.Inputs()
+			got := ins[len(ins)-1]
+			assert.NotEmpty(t, got.RunID, "a run id is minted")
+			assert.NotEmpty(t, got.ThreadID, "a thread id is minted")
+			if tc.thread != "" {
+				assert.Equal(t, tc.thread, got.ThreadID, "the file's thread is kept")
+			}
+		})
+	}
+	path := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"messages":[{"id":"u1","role":"user","content":"hi","subagentRunId":null}]}`), 0o644))
+	code, _, stderr := runCLI(t, nil, "watch", "--json", "--input", path, srv.URL())
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "message 'u1' /messages/0/subagentRunId")
+	assert.Contains(t, stderr, "(byte 69)", "the byte in the file, not in what was decoded")
 }

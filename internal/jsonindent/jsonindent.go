@@ -20,6 +20,10 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/agview/agview/internal/termsafe"
 )
 
 // Options say how to indent and what to show.
@@ -36,6 +40,24 @@ type Options struct {
 	// MaxItems, when positive, shows at most MaxItems members of a
 	// container; the rest are one line, "… N more".
 	MaxItems int
+	// IndentDepth, when positive, indents the first IndentDepth levels
+	// only: a container nested deeper is written compact (no line breaks,
+	// no indentation, no space after a colon), so that no line is indented
+	// more than IndentDepth times and the output is at most
+	// (len(Indent)·IndentDepth+3)/2 times the input whatever its nesting
+	// (each member, 2 bytes at least with its comma, gains at most a line
+	// break and its indentation); indenting every level of a document
+	// nested n deep costs n² bytes for 2n bytes in. The document is whole,
+	// unlike with MaxDepth. A negative IndentDepth writes every level
+	// compact (with Safe: json.Marshal's output, made safe).
+	IndentDepth int
+	// Safe writes inside strings what a terminal would interpret, and what
+	// is not UTF-8, as escapes that decode to the same text: C1 controls,
+	// DEL and Unicode format characters (bidi overrides) as \u009b and the
+	// like (termsafe.Unsafe), U+2028 and U+2029 as \u2028 and \u2029, and
+	// each byte that is not UTF-8 as \ufffd, as encoding/json does. (Valid
+	// JSON holds no raw C0 control in a string; one is escaped too.)
+	Safe bool
 }
 
 // Writer indents the JSON written to it. Call Close at the end: it flushes
@@ -106,7 +128,8 @@ func plainRun[T string | []byte](w *Writer, p T) int {
 	if w.inString {
 		for n < len(p) {
 			c := p[n]
-			if c == '"' || c == '\\' || (w.o.EscapeHTML && (c == '<' || c == '>' || c == '&' || c == 0xE2)) {
+			if c == '"' || c == '\\' || (w.o.EscapeHTML && (c == '<' || c == '>' || c == '&' || c == 0xE2)) ||
+				(w.o.Safe && (c < 0x20 || c >= 0x7f)) {
 				break
 			}
 			n++
@@ -145,6 +168,12 @@ func (w *Writer) puts(s string) {
 	}
 }
 
+// compact reports whether the members of the innermost open container are
+// written compact (it is nested deeper than IndentDepth).
+func (w *Writer) compact() bool {
+	return w.o.IndentDepth < 0 || (w.o.IndentDepth > 0 && w.open > w.o.IndentDepth)
+}
+
 func (w *Writer) newline(depth int) {
 	w.put('\n')
 	w.puts(w.o.Prefix)
@@ -170,7 +199,9 @@ func (w *Writer) byte(c byte) {
 	}
 	if w.needIndent && c != '}' && c != ']' {
 		w.needIndent = false
-		w.newline(w.open)
+		if !w.compact() {
+			w.newline(w.open)
+		}
 	}
 	switch c {
 	case '"':
@@ -198,10 +229,14 @@ func (w *Writer) byte(c byte) {
 			}
 		}
 		w.put(c)
-		w.newline(w.open)
+		if !w.compact() {
+			w.newline(w.open)
+		}
 	case ':':
 		w.put(c)
-		w.put(' ')
+		if !w.compact() {
+			w.put(' ')
+		}
 	case '}', ']':
 		w.closeContainer(c)
 	default:
@@ -212,7 +247,7 @@ func (w *Writer) byte(c byte) {
 func (w *Writer) closeContainer(c byte) {
 	if w.needIndent {
 		w.needIndent = false // an empty container: {} or []
-	} else {
+	} else if !w.compact() {
 		w.newline(w.open - 1)
 	}
 	w.open--
@@ -224,20 +259,7 @@ func (w *Writer) closeContainer(c byte) {
 
 func (w *Writer) stringByte(c byte) {
 	if len(w.held) > 0 {
-		w.held = append(w.held, c)
-		switch {
-		case len(w.held) == 2 && c == 0x80:
-			return
-		case len(w.held) == 3 && (c == 0xA8 || c == 0xA9):
-			w.puts(`\u202`)
-			w.put("89"[c-0xA8])
-			w.held = w.held[:0]
-			return
-		}
-		held := w.held
-		w.held = nil
-		w.puts(string(held[:len(held)-1]))
-		w.stringByte(held[len(held)-1])
+		w.heldByte(c)
 		return
 	}
 	switch {
@@ -248,21 +270,85 @@ func (w *Writer) stringByte(c byte) {
 	case c == '"':
 		w.inString = false
 	case w.o.EscapeHTML && (c == '<' || c == '>' || c == '&'):
-		w.puts(`\u00`)
-		w.put("0123456789abcdef"[c>>4])
-		w.put("0123456789abcdef"[c&0xF])
+		w.escapeRune(rune(c))
 		return
-	case w.o.EscapeHTML && c == 0xE2:
+	case w.o.Safe && (c < 0x20 || c == 0x7f):
+		w.escapeRune(rune(c))
+		return
+	case w.o.Safe && c >= 0x80, w.o.EscapeHTML && c == 0xE2:
+		// The start of a character that may need escaping: held until it
+		// is whole.
 		w.held = append(w.held[:0], c)
+		if w.o.Safe && utf8.FullRune(w.held) {
+			w.heldByte(0) // a byte that starts no character
+		}
 		return
 	}
 	w.put(c)
 }
 
+// heldByte adds c to the held start of a character (c is ignored when 0
+// and the held bytes are already a whole rune or an invalid byte) and,
+// once it is whole or cannot be, writes it: escaped when Options ask.
+func (w *Writer) heldByte(c byte) {
+	if c != 0 || !utf8.FullRune(w.held) {
+		w.held = append(w.held, c)
+	}
+	if !utf8.FullRune(w.held) {
+		return
+	}
+	r, size := utf8.DecodeRune(w.held)
+	held := w.held
+	w.held = nil
+	switch {
+	case r == utf8.RuneError && size == 1:
+		if w.o.Safe {
+			w.puts(`\ufffd`)
+		} else {
+			w.put(held[0])
+		}
+	case w.o.EscapeHTML && (r == '\u2028' || r == '\u2029'),
+		w.o.Safe && (r == '\u2028' || r == '\u2029' || termsafe.Unsafe(r)):
+		w.escapeRune(r)
+	default:
+		w.puts(string(held[:size]))
+	}
+	// What follows an invalid start goes through again.
+	for _, b := range held[size:] {
+		w.stringByte(b)
+	}
+	if w.held == nil {
+		w.held = held[:0]
+	}
+}
+
+// escapeRune writes r as \uXXXX, or as a surrogate pair beyond the Basic
+// Multilingual Plane.
+func (w *Writer) escapeRune(r rune) {
+	if r > 0xFFFF {
+		hi, lo := utf16.EncodeRune(r)
+		w.escapeRune(hi)
+		w.escapeRune(lo)
+		return
+	}
+	const hex = "0123456789abcdef"
+	w.puts(`\u`)
+	for shift := 12; shift >= 0; shift -= 4 {
+		w.put(hex[(r>>shift)&0xF])
+	}
+}
+
 func (w *Writer) flushHeld() {
 	if len(w.held) > 0 {
-		w.puts(string(w.held))
+		held := w.held
 		w.held = w.held[:0]
+		for _, b := range held {
+			if w.o.Safe {
+				w.puts(`\ufffd`) // a character cut short
+			} else {
+				w.put(b)
+			}
+		}
 	}
 }
 

@@ -133,3 +133,72 @@ func FuzzMatchesEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestIndentDepth: levels up to IndentDepth are indented as Indent does,
+// deeper ones compact; the whole document is there, and a document nested
+// thousands deep costs about its own size, not the square of its depth.
+func TestIndentDepth(t *testing.T) {
+	o := jsonindent.Options{Indent: "  ", IndentDepth: 2}
+	src := `{"a":{"b":{"c":[1,{"d":2}]},"e":[]},"f":1}`
+	want := "{\n  \"a\": {\n    \"b\": {\"c\":[1,{\"d\":2}]},\n    \"e\": []\n  },\n  \"f\": 1\n}"
+	for _, n := range []int{1, 3, len(src)} {
+		got := indent(t, src, o, n)
+		assert.Equal(t, want, got, "pieces of %d", n)
+		var a, b any
+		require.NoError(t, json.Unmarshal([]byte(src), &a))
+		require.NoError(t, json.Unmarshal([]byte(got), &b))
+		assert.Equal(t, a, b, "the same document")
+	}
+	// Within the depth, it is Indent's output.
+	for _, src := range samples {
+		o := jsonindent.Options{Indent: "  ", IndentDepth: 8}
+		assert.Equal(t, reference(t, src, o), indent(t, src, o, 3), "%q", src)
+	}
+
+	for _, tc := range []struct {
+		name string
+		src  string
+	}{
+		{"nested arrays", strings.Repeat("[", 9_999) + strings.Repeat("]", 9_999)},
+		{"nested objects", strings.Repeat(`{"k":`, 5_000) + "1" + strings.Repeat("}", 5_000)},
+		// The worst case: a wide array of one-byte members just at the
+		// depth, each on a line indented IndentDepth times.
+		{"wide at the depth", strings.Repeat("[", 32) + strings.Repeat("1,", 10_000) + "1" + strings.Repeat("]", 32)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const depth = 32
+			out := indent(t, tc.src, jsonindent.Options{Indent: "  ", IndentDepth: depth}, 4096)
+			ratio := float64(len(out)) / float64(len(tc.src))
+			t.Logf("%d bytes in, %d out: ×%.2f", len(tc.src), len(out), ratio)
+			// Each member costs at least 2 bytes in ("1,") and at most a
+			// line break and 2·depth spaces more out.
+			assert.LessOrEqual(t, ratio, float64(2*depth+3)/2, "output at most (len(Indent)·IndentDepth+3)/2 times the input")
+			var a, b bytes.Buffer
+			require.NoError(t, json.Compact(&a, []byte(tc.src)))
+			require.NoError(t, json.Compact(&b, []byte(out)))
+			assert.Equal(t, a.String(), b.String(), "the whole document")
+		})
+	}
+}
+
+// TestSafe: strings keep their text, but what a terminal would interpret
+// and bytes that are not UTF-8 are escaped; the result decodes as
+// encoding/json decodes the input (which reads bad bytes as U+FFFD).
+func TestSafe(t *testing.T) {
+	src := "{\"k\u009b\":\"\x1b]52;c;x\x07 is not JSON\",\"s\":\"a\u009b31m b\u202ec \x7f d\xff\xfe e\xe2\x82 é☕ \u2028 \U000E0041 \\u001b\"}"
+	// (the raw C0 controls are not valid JSON: they are escaped all the same)
+	o := jsonindent.Options{Safe: true, IndentDepth: -1}
+	want := `{"k\u009b":"\u001b]52;c;x\u0007 is not JSON",` +
+		`"s":"a\u009b31m b\u202ec \u007f d\ufffd\ufffd e\ufffd\ufffd é☕ \u2028 \udb40\udc41 \u001b"}`
+	for _, n := range []int{1, 2, 5, len(src)} {
+		assert.Equal(t, want, indent(t, src, o, n), "pieces of %d", n)
+	}
+	// A character cut short at the end.
+	assert.Equal(t, `"a\ufffd\ufffd`, indent(t, "\"a\xe2\x82", o, 1))
+	// Valid text decodes to itself.
+	valid := `{"s":"é☕ \u009b \u202e x"}`
+	var a, b any
+	require.NoError(t, json.Unmarshal([]byte(valid), &a))
+	require.NoError(t, json.Unmarshal([]byte(indent(t, valid, jsonindent.Options{Safe: true, Indent: " "}, 1)), &b))
+	assert.Equal(t, a, b)
+}

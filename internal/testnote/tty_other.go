@@ -1,0 +1,6 @@
+//go:build !unix
+
+package testnote
+
+// ttyPath is the console.
+const ttyPath = "CONOUT$"
