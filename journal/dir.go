@@ -298,7 +298,7 @@ func (d *Dir) lock(op, thread string, create bool) (*os.File, error) {
 		if err := tryLock(lf); err != nil {
 			defer lf.Close()
 			if errors.Is(err, errLocked) {
-				h := readLease(lf, thread)
+				h := readHolder(lf, thread)
 				return nil, &Error{Code: ErrBusy, Op: op, Thread: thread, Holder: &h}
 			}
 			return nil, fail(ErrUnavailable, op, thread, scrub("lock", roleLock, err))
@@ -367,6 +367,18 @@ func (d *Dir) stopRequest(thread string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// readHolder reads the lease of the holder of a lock file's lock. A holder
+// that has the lock but has not recorded its lease yet (Begin truncates, then
+// writes) is waited for briefly, so that a refusal names the run.
+func readHolder(lf *os.File, thread string) Lease {
+	l := readLease(lf, thread)
+	for i := 0; l.RunID == "" && i < 20; i++ {
+		time.Sleep(time.Millisecond)
+		l = readLease(lf, thread)
+	}
+	return l
 }
 
 // readLease reads the lease recorded in a lock file; what cannot be read
@@ -745,7 +757,7 @@ func (d *Dir) Stat(ctx context.Context, thread string) (Thread, error) {
 	case err == nil:
 		held, lerr := locked(lf)
 		if lerr == nil && held {
-			l := readLease(lf, thread)
+			l := readHolder(lf, thread)
 			th.Active = &l
 		}
 		lf.Close()

@@ -1,3 +1,5 @@
+//go:build unix
+
 package journal_test
 
 import (
@@ -406,4 +408,49 @@ func readChars() (int64, error) {
 		}
 	}
 	return 0, errors.New("no rchar")
+}
+
+// TestDirBusyNamesHolder: a refused writer or Delete always names the run
+// holding the lease, even when it asks in the instant between the holder's
+// lock and the lease it records.
+func TestDirBusyNamesHolder(t *testing.T) {
+	dir := t.TempDir()
+	a, err := journal.OpenDir(dir, nil)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := journal.OpenDir(dir, nil)
+	require.NoError(t, err)
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			if w, err := a.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r" + strconv.Itoa(i)}); err == nil {
+				_ = w.End(ctx)
+			}
+		}
+	}()
+	busy := 0
+	for i := 0; busy < 300 && ctx.Err() == nil; i++ {
+		var err error
+		if i%2 == 0 {
+			var w journal.Writer
+			if w, err = b.Begin(ctx, journal.Lease{Thread: "t1", RunID: "mine"}); err == nil {
+				_ = w.End(ctx)
+			}
+		} else {
+			err = b.Delete(ctx, "t1")
+		}
+		var je *journal.Error
+		if errors.As(err, &je) && je.Code == journal.ErrBusy {
+			busy++
+			require.NotNil(t, je.Holder)
+			require.NotEmpty(t, je.Holder.RunID, "refusal %d names the holder's run: %v", busy, err)
+		}
+	}
+	cancel()
+	<-done
+	assert.Equal(t, 300, busy, "refusals seen")
 }
