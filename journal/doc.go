@@ -14,8 +14,15 @@
 //   - [Journal.Follow]: the same, then every record appended later, until the
 //     context ends;
 //   - [Journal.Threads]: the threads it holds;
-//   - [Journal.Stat]: a thread's last sequence number and the lease of the run
-//     active on it, if any, and by whom.
+//   - [Journal.Stat]: a thread's last sequence number, the lease of the run
+//     active on it, if any, and by whom, its [Meta] and when it was updated;
+//   - [Journal.Create] and [Journal.Delete]: a thread recorded with its owner
+//     before it holds records, and removed (never while a run holds it).
+//
+// Every method checks its ids with [CheckID] before any I/O: 1 to
+// [MaxIDBytes] bytes of UTF-8 without control characters, or an error of
+// code ErrInvalid (ErrTooLarge for a longer id) that quotes at most 64
+// bytes of the id. Every backend accepts every id CheckID accepts.
 //
 // Three implementations, two here:
 //
@@ -34,6 +41,8 @@
 //     the writing process (an open-file-description lock on Linux, flock
 //     elsewhere on Unix), so the kernel releases it the moment that process
 //     dies and any other process sees the run as no longer active.
+//     The journal stays in its directory: see "The file journal's
+//     directory" below.
 //   - NATS JetStream, for many processes on many machines, in package
 //     journal/natsjournal: a program that imports it (for its side effect
 //     alone, if it opens journals by DSN) can Open "nats://HOST:PORT"; one
@@ -57,13 +66,79 @@
 // Attach marks such a run failed, its open invocations abandoned (docs/protocol.md
 // G11), everything received kept.
 //
+// # The file journal's directory
+//
+// [OpenDir] creates the directory 0700 and refuses (ErrInvalid) one that
+// another user owns or that its group or others may write in: whoever can
+// create files in it could plant links or FIFOs under the journal's names.
+// Each thread has files of one base name: THREAD.jsonl (its records),
+// THREAD.lock (the lease), THREAD.meta (Create's [Meta]), THREAD.stop (a
+// request to stop a run). The base name is the id itself when it is made of
+// letters, digits, '-', '_' and '.' (not first); "~" and the id in unpadded
+// base64url when that fits a file name (ids up to 186 bytes); else "#" and
+// the hex SHA-256 of the id, with the id kept in THREAD.id so that Threads
+// names it. Journals written by earlier versions keep their names.
+//
+// Every file is opened with O_NOFOLLOW and O_NONBLOCK and used only when it
+// is a regular file: a symbolic link or a FIFO under one of these names is
+// refused with ErrCorrupt, never followed, written through or waited on.
+// THREAD.lock is truncated only once locked; THREAD.meta and THREAD.stop are
+// written under a random name and linked or renamed into place. Errors name a
+// file by its role ("open thread file: permission denied"), never by its
+// path, so that a service can pass them on without telling where its journal
+// lives.
+//
+// Readers trust nothing in the file: a line over [DirOptions].MaxRecordBytes
+// ([DefaultMaxRecordBytes], 8 MiB, as agview replay) ends Read or Follow with
+// an ErrTooLarge error naming the record, without the line being held in
+// memory (Append refuses such a record); an unterminated tail (a line being
+// written, or torn by a writer that died) is scanned once, not at each poll;
+// and a file that shrinks below what a follower read, or is deleted or
+// replaced, ends the follower with an ErrLost error.
+//
+// # Guarantees
+//
+// What each journal here keeps when something goes wrong, what a reader
+// sees, and for how long (the NATS journal states its own in package
+// journal/natsjournal):
+//
+//	fault                               memory journal               file journal
+//	----------------------------------  ---------------------------  -----------------------------------------
+//	writer's process killed (SIGKILL)   all lost (it is in memory)   every line written whole; a torn last line
+//	                                                                  is no record for readers and is cut off by
+//	                                                                  the next writer; the lease is free at once
+//	                                                                  (the kernel drops the lock); readers see the
+//	                                                                  run cut (Stat: no active run)
+//	power loss                          all lost                     what the kernel wrote back; every record with
+//	                                                                  DirOptions.Sync
+//	second writer on a thread           refused: ErrBusy, Holder      refused: ErrBusy, Holder names the run,
+//	                                    names the run                 from any process, until the holder ends
+//	Delete during a run                 refused: ErrBusy, Holder      refused: ErrBusy, Holder
+//	thread deleted under a follower     follower ends: ErrLost        follower ends: ErrLost (within Poll)
+//	file shrunk or replaced by someone  -                             followers end: ErrLost (within Poll); the
+//	                                                                  next writer counts the file afresh
+//	record over the size limit          no limit (memory)             Append refuses it (ErrTooLarge); a reader
+//	                                                                  ends at such a line with ErrTooLarge, the
+//	                                                                  records before it read
+//	torn tail that never completes      -                             readers wait at it, scanning only new bytes
+//	link, FIFO or directory planted     -                             refused (ErrCorrupt) on every method that
+//	under a thread's file name                                        opens it; nothing outside the directory is
+//	                                                                  read or written; no method blocks
+//	directory others may write in       -                             OpenDir refuses it (ErrInvalid)
+//	id over MaxIDBytes or with control  refused (ErrTooLarge or       refused (ErrTooLarge or ErrInvalid) before
+//	characters                          ErrInvalid), nothing kept     any file is named
+//	reads of threads that do not exist  nothing kept                  nothing kept (no file, no state)
+//	journal closed                      ErrClosed; followers end      ErrClosed; writers' locks released
+//
 // # Errors
 //
 // Every error a journal returns is an *[Error] carrying a [Code] that is
 // itself an error: errors.Is(err, journal.ErrBusy) tells a refused second
 // writer (Error.Holder names the run holding the lease),
 // errors.Is(err, journal.ErrUnavailable) a journal that cannot be reached
-// right now (a NATS server away, a disk that refuses writes).
+// right now (a NATS server away, a disk that refuses writes),
+// errors.Is(err, journal.ErrLost) a thread that went from under its reader,
+// errors.Is(err, journal.ErrTooLarge) an id or a record over a limit.
 //
 // # Concurrency
 //

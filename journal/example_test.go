@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/agview/agview/journal"
 )
@@ -54,4 +57,31 @@ func Example() {
 	// records: 2 active: r1
 	// 1 input
 	// 2 event
+}
+
+// A file journal bounds what it stores and reads: a record over
+// DirOptions.MaxRecordBytes is refused, and its errors never carry the
+// directory's path.
+func ExampleDirOptions() {
+	dir, err := os.MkdirTemp("", "journal-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	d, err := journal.OpenDir(filepath.Join(dir, "threads"), &journal.DirOptions{MaxRecordBytes: 1 << 10})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	w, err := d.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.End(ctx)
+	big := json.RawMessage(`{"type":"CUSTOM","name":"n","value":"` + strings.Repeat("x", 2000) + `"}`)
+	_, err = w.Append(ctx, journal.Record{Kind: journal.KindEvent, Data: big})
+	fmt.Println(errors.Is(err, journal.ErrTooLarge), strings.Contains(err.Error(), dir))
+	// Output:
+	// true false
 }

@@ -126,7 +126,9 @@ type Journal interface {
 	// ends (it then returns without yielding an error). It follows a thread
 	// that does not exist yet. A journal that becomes unreachable for a while
 	// does not end it: it resumes after the last record it yielded, with no
-	// record lost or yielded twice.
+	// record lost or yielded twice. A thread deleted or lost under it
+	// (Delete, a file that shrank, a stream re-created) ends it with an
+	// ErrLost error.
 	Follow(ctx context.Context, thread string, from uint64) iter.Seq2[Record, error]
 	// Threads returns the ids of the threads that hold records or were
 	// created (Create), sorted.
@@ -142,7 +144,8 @@ type Journal interface {
 	// Delete removes thread: its records, its meta and any pending stop
 	// request. It fails with ErrBusy (Error.Holder set) while a run holds the
 	// thread's lease. Deleting a thread that does not exist is not an error.
-	// Readers following the thread see no more records.
+	// Readers following the thread see no more records: they end with an
+	// ErrLost error (package journaltest checks it of every backend).
 	Delete(ctx context.Context, thread string) error
 	// Stop asks the writer of the run active on thread, in whatever process
 	// it runs, to stop that run: its Writer's Stopped channel closes (package

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"errors"
 	"iter"
 	"slices"
 	"sync"
@@ -18,6 +19,7 @@ type Memory struct {
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]*memThread
+	born    chan struct{} // closed and replaced when a thread is added
 	done    chan struct{} // closed by Close
 }
 
@@ -39,15 +41,19 @@ func NewMemory(owner string) *Memory {
 	if owner == "" {
 		owner = DefaultOwner()
 	}
-	return &Memory{owner: owner, threads: map[string]*memThread{}, done: make(chan struct{})}
+	return &Memory{owner: owner, threads: map[string]*memThread{}, born: make(chan struct{}), done: make(chan struct{})}
 }
 
-// thread returns the thread named id, creating it; m.mu is held.
+// thread returns the thread named id, creating it; m.mu is held. Only
+// writers (Begin, Create) add threads: readers of an unknown thread add
+// nothing, so that reading ids at random costs no memory.
 func (m *Memory) thread(id string) *memThread {
 	t := m.threads[id]
 	if t == nil {
 		t = &memThread{grown: make(chan struct{})}
 		m.threads[id] = t
+		close(m.born)
+		m.born = make(chan struct{})
 	}
 	return t
 }
@@ -96,8 +102,13 @@ func (m *Memory) iterate(ctx context.Context, thread string, from uint64, follow
 		op = "follow"
 	}
 	return func(yield func(Record, error) bool) {
+		if err := CheckID(op, thread); err != nil {
+			yield(Record{}, err)
+			return
+		}
 		next := max(from, 1)
-		end := uint64(0) // Read stops at the end it saw first
+		end := uint64(0)   // Read stops at the end it saw first
+		var cur *memThread // the thread read, once it exists
 		for {
 			m.mu.Lock()
 			if m.closed {
@@ -105,8 +116,17 @@ func (m *Memory) iterate(ctx context.Context, thread string, from uint64, follow
 				yield(Record{}, fail(ErrClosed, op, thread, nil))
 				return
 			}
-			t := m.thread(thread)
-			recs, grown := t.recs, t.grown
+			t := m.threads[thread]
+			if cur != nil && t != cur {
+				m.mu.Unlock()
+				yield(Record{}, &Error{Code: ErrLost, Op: op, Thread: thread, Seq: next, Err: errors.New("the thread was deleted")})
+				return
+			}
+			var recs []Record
+			grown := m.born // an unknown thread: wait for threads to be added
+			if t != nil {
+				cur, recs, grown = t, t.recs, t.grown
+			}
 			m.mu.Unlock()
 			if !follow && end == 0 {
 				end = uint64(len(recs))
@@ -157,6 +177,9 @@ func (m *Memory) Threads(ctx context.Context) ([]string, error) {
 
 // Stat implements Journal.
 func (m *Memory) Stat(ctx context.Context, thread string) (Thread, error) {
+	if err := CheckID("stat", thread); err != nil {
+		return Thread{ID: thread}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -214,7 +237,7 @@ func (m *Memory) Delete(ctx context.Context, thread string) error {
 		return &Error{Code: ErrBusy, Op: "delete", Thread: thread, Holder: &l}
 	}
 	delete(m.threads, thread)
-	close(t.grown) // wake followers: they find the thread gone
+	close(t.grown) // wake followers: they find the thread gone (ErrLost)
 	return nil
 }
 
@@ -243,6 +266,9 @@ func (w *memWriter) Stopped() <-chan struct{} { return w.stopped }
 
 // Stop implements Journal.
 func (m *Memory) Stop(ctx context.Context, thread string) (Lease, error) {
+	if err := CheckID("stop", thread); err != nil {
+		return Lease{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

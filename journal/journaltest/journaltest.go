@@ -18,7 +18,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -346,6 +348,253 @@ func cases() []contractCase {
 			st, err := j.Stat(t.Context(), "t1")
 			require.NoError(t, err)
 			assert.Zero(t, st.Last, "a refused append stores nothing")
+		}},
+		{"create records the owner and the time", func(t *testing.T, h *Harness, j journal.Journal) {
+			created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			require.NoError(t, j.Create(t.Context(), "t1", journal.Meta{Owner: "alice", Created: created}))
+			p := h.peer(t, j)
+			for _, view := range []journal.Journal{j, p} {
+				st, err := view.Stat(t.Context(), "t1")
+				require.NoError(t, err)
+				assert.Zero(t, st.Last, "a created thread holds no records")
+				assert.Nil(t, st.Active, "no run is active")
+				assert.Equal(t, "alice", st.Meta.Owner)
+				assert.True(t, created.Equal(st.Meta.Created), "created %v, want %v", st.Meta.Created, created)
+				assert.False(t, st.Updated.Before(created), "updated %v is not before created %v", st.Updated, created)
+				ids, err := view.Threads(t.Context())
+				require.NoError(t, err)
+				assert.Equal(t, []string{"t1"}, ids, "a created thread is listed before it holds records")
+				assert.Empty(t, readAll(t, view, "t1", 1))
+			}
+			before := time.Now()
+			require.NoError(t, p.Create(t.Context(), "t2", journal.Meta{}))
+			st, err := j.Stat(t.Context(), "t2")
+			require.NoError(t, err)
+			assert.WithinRange(t, st.Meta.Created, before.Add(-time.Second), time.Now().Add(time.Second), "a zero Created means now")
+			assert.Empty(t, st.Meta.Owner)
+
+			w := begin(t, j, "t1", "r1")
+			_, err = w.Append(t.Context(), events(1, 2)...)
+			require.NoError(t, err)
+			require.NoError(t, w.End(t.Context()))
+			st, err = p.Stat(t.Context(), "t1")
+			require.NoError(t, err)
+			assert.Equal(t, uint64(2), st.Last)
+			assert.Equal(t, "alice", st.Meta.Owner, "appends keep the meta")
+			assert.WithinRange(t, st.Updated, before.Add(-2*time.Second), time.Now().Add(time.Second), "updated is the last append")
+			ids, err := p.Threads(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, []string{"t1", "t2"}, ids)
+		}},
+		{"create refuses a thread that exists", func(t *testing.T, h *Harness, j journal.Journal) {
+			require.NoError(t, j.Create(t.Context(), "t1", journal.Meta{Owner: "alice"}))
+			w := begin(t, j, "t2", "r1")
+			_, err := w.Append(t.Context(), events(1, 1)...)
+			require.NoError(t, err)
+			require.NoError(t, w.End(t.Context()))
+			for _, view := range []journal.Journal{j, h.peer(t, j)} {
+				for _, id := range []string{"t1", "t2"} {
+					err := view.Create(t.Context(), id, journal.Meta{Owner: "mallory"})
+					require.ErrorIs(t, err, journal.ErrExists, "Create of %s", id)
+					var je *journal.Error
+					require.ErrorAs(t, err, &je)
+					assert.Equal(t, "create", je.Op)
+					assert.Equal(t, id, je.Thread)
+				}
+			}
+			st, err := j.Stat(t.Context(), "t1")
+			require.NoError(t, err)
+			assert.Equal(t, "alice", st.Meta.Owner, "a refused Create changes nothing")
+			w = begin(t, j, "t3", "r1") // a lease alone holds no records
+			require.NoError(t, w.End(t.Context()))
+			require.NoError(t, j.Create(t.Context(), "t3", journal.Meta{Owner: "bob"}))
+		}},
+		{"delete removes a thread", func(t *testing.T, h *Harness, j journal.Journal) {
+			require.NoError(t, j.Delete(t.Context(), "nobody"), "deleting what does not exist")
+			require.NoError(t, j.Create(t.Context(), "t1", journal.Meta{Owner: "alice"}))
+			w := begin(t, j, "t1", "r1")
+			_, err := w.Append(t.Context(), events(1, 3)...)
+			require.NoError(t, err)
+			require.NoError(t, w.End(t.Context()))
+			require.NoError(t, j.Create(t.Context(), "kept", journal.Meta{}))
+			p := h.peer(t, j)
+			require.NoError(t, p.Delete(t.Context(), "t1"))
+			require.NoError(t, p.Delete(t.Context(), "t1"), "Delete is idempotent")
+			for _, view := range []journal.Journal{j, p} {
+				ids, err := view.Threads(t.Context())
+				require.NoError(t, err)
+				assert.Equal(t, []string{"kept"}, ids)
+				assert.Empty(t, readAll(t, view, "t1", 1))
+				st, err := view.Stat(t.Context(), "t1")
+				require.NoError(t, err)
+				assert.Equal(t, journal.Thread{ID: "t1"}, st, "nothing of a deleted thread is left")
+			}
+			require.NoError(t, j.Create(t.Context(), "t1", journal.Meta{Owner: "bob"}), "a deleted id can be created again")
+			w = begin(t, p, "t1", "r2")
+			last, err := w.Append(t.Context(), events(7, 7)...)
+			require.NoError(t, err)
+			assert.Equal(t, uint64(1), last, "a new thread of a deleted id starts at 1")
+			require.NoError(t, w.End(t.Context()))
+			same(t, events(7, 7), 1, readAll(t, j, "t1", 1))
+		}},
+		{"delete refuses the active run", func(t *testing.T, h *Harness, j journal.Journal) {
+			w, err := j.Begin(t.Context(), journal.Lease{Thread: "t1", RunID: "r1", Owner: "replica-1"})
+			require.NoError(t, err)
+			_, err = w.Append(t.Context(), events(1, 1)...)
+			require.NoError(t, err)
+			for _, view := range []journal.Journal{j, h.peer(t, j)} {
+				err := view.Delete(t.Context(), "t1")
+				require.ErrorIs(t, err, journal.ErrBusy, "Delete during a run")
+				var je *journal.Error
+				require.ErrorAs(t, err, &je)
+				assert.Equal(t, "delete", je.Op)
+				assert.Equal(t, "t1", je.Thread)
+				require.NotNil(t, je.Holder, "the refusal names the holder")
+				assert.Equal(t, "r1", je.Holder.RunID)
+				assert.Equal(t, "replica-1", je.Holder.Owner)
+			}
+			last, err := w.Append(t.Context(), events(2, 2)...)
+			require.NoError(t, err, "the run goes on")
+			assert.Equal(t, uint64(2), last)
+			require.NoError(t, w.End(t.Context()))
+			same(t, events(1, 2), 1, readAll(t, j, "t1", 1))
+			require.NoError(t, h.peer(t, j).Delete(t.Context(), "t1"), "free once the run ended")
+			assert.Empty(t, readAll(t, j, "t1", 1))
+		}},
+		{"a follower of a deleted thread ends", func(t *testing.T, h *Harness, j journal.Journal) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			w := begin(t, j, "t1", "r1")
+			_, err := w.Append(ctx, events(1, 3)...)
+			require.NoError(t, err)
+			require.NoError(t, w.End(ctx))
+			var (
+				recs []journal.Record
+				errs []error
+			)
+			got := make(chan struct{}, 100)
+			done := make(chan struct{})
+			p := h.peer(t, j)
+			go func() {
+				defer close(done)
+				for r, err := range p.Follow(ctx, "t1", 1) {
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					recs = append(recs, r)
+					got <- struct{}{}
+				}
+			}()
+			for range 3 {
+				select {
+				case <-got:
+				case <-ctx.Done():
+					t.Fatal("the follower did not read the thread")
+				}
+			}
+			require.NoError(t, j.Delete(ctx, "t1"))
+			w = begin(t, j, "t1", "r2") // a new thread of the same id
+			_, err = w.Append(ctx, events(100, 101)...)
+			require.NoError(t, err)
+			require.NoError(t, w.End(ctx))
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cancel()
+				<-done
+				t.Fatal("the follower of a deleted thread did not end")
+			}
+			same(t, events(1, 3), 1, recs)
+			require.Len(t, errs, 1, "the follower ends with one error")
+			assert.ErrorIs(t, errs[0], journal.ErrLost, "the follower is told the thread went")
+		}},
+		{"ids up to MaxIDBytes", func(t *testing.T, h *Harness, j journal.Journal) {
+			ids := []string{
+				strings.Repeat("a", journal.MaxIDBytes),
+				strings.Repeat("é", journal.MaxIDBytes/2),
+				strings.Repeat("a/", journal.MaxIDBytes/2),
+				strings.Repeat("x", 250),
+				strings.Repeat("ü", 93),
+				strings.Repeat("ü", 94),
+				"../../../../etc/passwd", "..", ".", "a/b", "a_b", "~YS9i", "~",
+				"#" + strings.Repeat("0f", 32), "x.jsonl", "x.lock", "x.meta", "x.stop", "x.id",
+				" spaced ", " ", "💥", "-rf",
+			}
+			for i, id := range ids {
+				require.NoError(t, j.Create(t.Context(), id, journal.Meta{Owner: fmt.Sprint("owner-", i)}), "Create of id %d", i)
+				w := begin(t, j, id, fmt.Sprint("r", i))
+				_, err := w.Append(t.Context(), events(i, i)...)
+				require.NoError(t, err, "Append to id %d", i)
+				require.NoError(t, w.End(t.Context()))
+			}
+			p := h.peer(t, j)
+			got, err := p.Threads(t.Context())
+			require.NoError(t, err)
+			want := slices.Clone(ids)
+			slices.Sort(want)
+			assert.Equal(t, want, got, "every id is listed as itself")
+			for i, id := range ids {
+				same(t, events(i, i), 1, readAll(t, p, id, 1))
+				st, err := p.Stat(t.Context(), id)
+				require.NoError(t, err)
+				assert.Equal(t, fmt.Sprint("owner-", i), st.Meta.Owner, "meta of id %d", i)
+				assert.Equal(t, uint64(1), st.Last, "last of id %d", i)
+			}
+			for i, id := range ids {
+				require.NoError(t, p.Delete(t.Context(), id), "Delete of id %d", i)
+			}
+			got, err = j.Threads(t.Context())
+			require.NoError(t, err)
+			assert.Empty(t, got, "every thread deleted")
+		}},
+		{"bad ids are refused before any I/O", func(t *testing.T, h *Harness, j journal.Journal) {
+			for _, tc := range []struct {
+				name string
+				id   string
+				code journal.Code
+			}{
+				{"empty", "", journal.ErrInvalid},
+				{"one byte too long", strings.Repeat("a", journal.MaxIDBytes+1), journal.ErrTooLarge},
+				{"far too long", strings.Repeat("é/", 100_000), journal.ErrTooLarge},
+				{"NUL", "a\x00b", journal.ErrInvalid},
+				{"line end", "a\nb", journal.ErrInvalid},
+				{"DEL", "a\x7fb", journal.ErrInvalid},
+				{"C1 control", "a\u0085b", journal.ErrInvalid},
+				{"invalid UTF-8", "a\xffb", journal.ErrInvalid},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+					defer cancel()
+					check := func(what string, err error) {
+						t.Helper()
+						require.ErrorIs(t, err, tc.code, what)
+						assert.Less(t, len(err.Error()), 400, "%s: the error quotes a bounded part of the id", what)
+					}
+					check("Create", j.Create(ctx, tc.id, journal.Meta{}))
+					check("Delete", j.Delete(ctx, tc.id))
+					_, err := j.Stat(ctx, tc.id)
+					check("Stat", err)
+					_, err = j.Stop(ctx, tc.id)
+					check("Stop", err)
+					_, err = j.Begin(ctx, journal.Lease{Thread: tc.id, RunID: "r"})
+					check("Begin", err)
+					_, err = j.Begin(ctx, journal.Lease{Thread: "t", RunID: tc.id})
+					check("Begin of a run id", err)
+					for name, seq := range map[string]func(context.Context, string, uint64) iter.Seq2[journal.Record, error]{"Read": j.Read, "Follow": j.Follow} {
+						n := 0
+						for r, err := range seq(ctx, tc.id, 1) {
+							n++
+							require.Zero(t, r.Seq, "%s yields no record", name)
+							check(name, err)
+						}
+						assert.Equal(t, 1, n, "%s yields one error", name)
+					}
+				})
+			}
+			ids, err := h.peer(t, j).Threads(t.Context())
+			require.NoError(t, err)
+			assert.Empty(t, ids, "refused ids left nothing behind")
 		}},
 		{"closed journal", func(t *testing.T, h *Harness, j journal.Journal) {
 			require.NoError(t, j.Close())
