@@ -350,47 +350,54 @@ func (w *natsWriter) Append(ctx context.Context, recs ...journal.Record) (uint64
 	if err := w.failure("append"); err != nil {
 		return w.stored, err
 	}
-	var lines [][]byte
-	size := 0
+	// Every record's line, in one buffer: the messages' data are slices of
+	// it (it is not reused).
+	var all []byte
+	ends := make([]int, len(recs))
 	for i := range recs {
-		line := journal.AppendLine(nil, &recs[i])
-		if len(line) > MaxRecordBytes+1 {
+		n := len(all)
+		all = journal.AppendLine(all, &recs[i])
+		if len(all)-n > MaxRecordBytes+1 {
 			return w.stored, &journal.Error{Code: journal.ErrTooLarge, Op: "append", Thread: th, Seq: w.seq + uint64(i) + 1,
-				Err: fmt.Errorf("a record of %d bytes, over the limit of %d", len(line)-1, MaxRecordBytes)}
+				Err: fmt.Errorf("a record of %d bytes, over the limit of %d", len(all)-n-1, MaxRecordBytes)}
 		}
-		lines = append(lines, line)
-		size += len(line)
+		ends[i] = len(all)
 	}
+	size := len(all)
 	if w.pendingBytes+size > w.n.opts.MaxPending {
 		return w.stored, w.fail(&journal.Error{Code: journal.ErrTooLarge, Op: "append", Thread: th, Seq: w.seq + 1,
 			Err: fmt.Errorf("%d bytes of records kept while the server is away, over the limit of %d (Options.MaxPending): the run's later records are not journalled", w.pendingBytes+size, w.n.opts.MaxPending)})
 	}
 	budget := w.budget(w.n.conn())
-	var buf []byte
-	first, count := w.seq+1, 0
-	cut := func() {
+	first, start, count := w.seq+1, 0, 0 // the batch being cut: all[start:] holds its count records
+	cut := func(end int) {
 		if count > 0 {
-			w.pending = append(w.pending, w.newMsg(first, count, 0, 0, buf))
-			buf, first, count = nil, first+uint64(count), 0
+			w.pending = append(w.pending, w.newMsg(first, count, 0, 0, all[start:end:end]))
+			first, count = first+uint64(count), 0
 		}
+		start = end
 	}
-	for _, line := range lines {
-		if len(line) > budget {
-			cut()
+	prev := 0
+	for _, end := range ends {
+		line := all[prev:end]
+		switch {
+		case len(line) > budget:
+			cut(prev)
 			parts := (len(line) + budget - 1) / budget
 			for p := range parts {
-				w.pending = append(w.pending, w.newMsg(first, 1, p+1, parts, line[p*budget:min((p+1)*budget, len(line))]))
+				w.pending = append(w.pending, w.newMsg(first, 1, p+1, parts, line[p*budget:min((p+1)*budget, len(line)):min((p+1)*budget, len(line))]))
 			}
 			first++
-			continue
+			start = end
+		case end-start > budget:
+			cut(prev)
+			count = 1
+		default:
+			count++
 		}
-		if len(buf)+len(line) > budget {
-			cut()
-		}
-		buf = append(buf, line...)
-		count++
+		prev = end
 	}
-	cut()
+	cut(prev)
 	w.seq += uint64(len(recs))
 	w.pendingBytes += size
 	if err := w.flush(ctx); err != nil {
