@@ -656,3 +656,51 @@ func TestDialWithoutJetStream(t *testing.T) {
 	require.ErrorIs(t, err, journal.ErrUnavailable)
 	assert.Contains(t, err.Error(), "start nats-server with -js")
 }
+
+// TestPendingLimit: a writer keeps at most Options.MaxPending bytes while
+// the server is away; past it, appends fail loudly with
+// journal.ErrTooLarge, what was kept is stored once the server is back, in
+// order, and End reports the refusal. The old writer kept records without
+// bound.
+func TestPendingLimit(t *testing.T) {
+	srv := journalnats.StartProc(t, t.TempDir(), true)
+	o := unique(time.Second)
+	o.PublishTimeout = 500 * time.Millisecond
+	o.MaxPending = 4 << 10
+	j := dial(t, srv.URL(), o)
+	defer j.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	w, err := j.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
+	require.NoError(t, err)
+	_, err = w.Append(ctx, events(1, 3)...)
+	require.NoError(t, err)
+
+	srv.Stop()
+	n := 3
+	for {
+		n++
+		require.Less(t, n, 1000, "appends never refused")
+		_, err = w.Append(ctx, events(n, n)...)
+		if codeOf(err) != journal.ErrUnavailable {
+			break
+		}
+	}
+	require.ErrorIs(t, err, journal.ErrTooLarge, "record %d", n)
+	kept := n - 1
+	_, err = w.Append(ctx, events(n+1, n+1)...)
+	require.ErrorIs(t, err, journal.ErrTooLarge, "later appends are refused too")
+	require.NoError(t, srv.Restart())
+	err = w.End(ctx)
+	require.ErrorIs(t, err, journal.ErrTooLarge, "End says the run was not journalled whole")
+
+	recs, err := readAll(ctx, j, "t1")
+	require.NoError(t, err)
+	require.Len(t, recs, kept, "every record kept is stored")
+	for i, r := range recs {
+		assert.JSONEq(t, string(events(i+1, i+1)[0].Data), string(r.Data), "record %d", i+1)
+	}
+	st, err := j.Stat(ctx, "t1")
+	require.NoError(t, err)
+	assert.Nil(t, st.Active, "End released the lease")
+}

@@ -161,6 +161,11 @@ type natsWriter struct {
 	lapsed atomic.Bool        // not refreshed before it expired: taken again when the server answers
 	lost   atomic.Pointer[journal.Error]
 
+	// overflow is set once more than Options.MaxPending bytes were to be
+	// kept: later appends are refused with it, what was kept is still
+	// stored, and End returns it.
+	overflow atomic.Pointer[journal.Error]
+
 	mu           sync.Mutex
 	seq          uint64      // records numbered so far (stored or pending)
 	stored       uint64      // records stored
@@ -350,6 +355,10 @@ func (w *natsWriter) Append(ctx context.Context, recs ...journal.Record) (uint64
 	if err := w.failure("append"); err != nil {
 		return w.stored, err
 	}
+	if e := w.overflow.Load(); e != nil {
+		_ = w.flush(ctx) // what was kept is still stored
+		return w.stored, e
+	}
 	// Every record's line, in one buffer: the messages' data are slices of
 	// it (it is not reused).
 	var all []byte
@@ -365,8 +374,10 @@ func (w *natsWriter) Append(ctx context.Context, recs ...journal.Record) (uint64
 	}
 	size := len(all)
 	if w.pendingBytes+size > w.n.opts.MaxPending {
-		return w.stored, w.fail(&journal.Error{Code: journal.ErrTooLarge, Op: "append", Thread: th, Seq: w.seq + 1,
-			Err: fmt.Errorf("%d bytes of records kept while the server is away, over the limit of %d (Options.MaxPending): the run's later records are not journalled", w.pendingBytes+size, w.n.opts.MaxPending)})
+		e := &journal.Error{Code: journal.ErrTooLarge, Op: "append", Thread: th, Seq: w.seq + 1,
+			Err: fmt.Errorf("%d bytes of records kept while the server is away, over the limit of %d (Options.MaxPending): records from %d on are not journalled", w.pendingBytes+size, w.n.opts.MaxPending, w.seq+1)}
+		w.overflow.CompareAndSwap(nil, e)
+		return w.stored, w.overflow.Load()
 	}
 	budget := w.budget(w.n.conn())
 	first, start, count := w.seq+1, 0, 0 // the batch being cut: all[start:] holds its count records
@@ -565,6 +576,11 @@ func (w *natsWriter) End(ctx context.Context) error {
 		if err != nil && ferr == nil {
 			// The lease lapses by itself within its TTL.
 			return w.n.unavailable("end", w.lease.Thread, err)
+		}
+	}
+	if ferr == nil {
+		if e := w.overflow.Load(); e != nil {
+			ferr = e // what was kept is stored; the rest was refused
 		}
 	}
 	if ferr != nil {
