@@ -10,8 +10,8 @@
 // when that is at most 256 characters (ids up to 192 bytes), else "=" and
 // the hex SHA-256 of the id, whose messages then carry the id in header
 // Agview-Thread (and its meta value in field "thread"), so that Threads
-// gives it back. Every subject and key is therefore bounded (under 350
-// bytes) whatever the id; ids are checked (journal.CheckID, at most
+// gives it back. Every subject and key is therefore bounded (the prefix,
+// then at most 256 characters) whatever the id; ids are checked (journal.CheckID, at most
 // journal.MaxIDBytes) before any I/O.
 //
 // A batch of records is one message whose headers Agview-Seq and
@@ -48,8 +48,8 @@
 //	| server away, shorter than the TTL       | every record: the writer keeps them and stores      | the run active; records arrive once it is back,     | while it is away; appends fail with        |
 //	|                                         | them in order, once, when the server is back        | in order, none twice (Follow resumes)               | journal.ErrUnavailable meanwhile           |
 //	| server away past the TTL (or the writer | the same, up to Options.MaxPending bytes (64 MiB);  | the run cut while away if no one took the thread;   | the writer takes its lease again when the  |
-//	| cut off from it)                        | past it the writer fails with journal.ErrTooLarge   | then its records, in order                          | server answers                             |
-//	|                                         | and keeps nothing more                              |                                                     |                                            |
+//	| cut off from it)                        | past it appends fail with journal.ErrTooLarge, what | then its records, in order                          | server answers                             |
+//	|                                         | was kept is still stored, and End returns the error |                                                     |                                            |
 //	| another run took the thread meanwhile   | the records stored before the outage                | the other run's records after them                  | the writer stops with journal.ErrLeaseLost |
 //	|                                         |                                                     |                                                     | naming the holder                          |
 //	| the stream deleted (or the server       | nothing of the threads; the stream is made again    | a thread whose writer was running reads as          | the next call of any journal on it         |
