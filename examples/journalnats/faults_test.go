@@ -46,6 +46,27 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 	assert.Less(t, time.Since(start), d, "%s took %v", what, time.Since(start))
 }
 
+// writing starts a nats-server process and a journal on it (lease TTL 1 s,
+// requests bounded at 500 ms; tune may change the options), and begins run
+// r1 on thread t1 with records 1..3. Closing the journal is the caller's.
+func writing(t *testing.T, tune func(*natsjournal.Options)) (*journalnats.Proc, *natsjournal.Journal, journal.Writer, context.Context) {
+	t.Helper()
+	srv := journalnats.StartProc(t, t.TempDir(), true)
+	o := unique(time.Second)
+	o.PublishTimeout = 500 * time.Millisecond
+	if tune != nil {
+		tune(o)
+	}
+	j := dial(t, srv.URL(), o)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	w, err := j.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
+	require.NoError(t, err)
+	_, err = w.Append(ctx, events(1, 3)...)
+	require.NoError(t, err)
+	return srv, j, w, ctx
+}
+
 // TestLongIDs: every id journal.CheckID accepts works end to end, its
 // subject and keys bounded (a hash past 192 bytes); a longer one (a
 // 3,050-character GET) is refused before anything is sent, and the
@@ -152,15 +173,8 @@ func TestLongIDs(t *testing.T) {
 // and a writer that was running goes on (appends, Stop) on the new
 // connection. The old code answered "journal closed" from then on.
 func TestRedialAfterProtocolError(t *testing.T) {
-	srv := journalnats.StartProc(t, t.TempDir(), true)
-	j := dial(t, srv.URL(), unique(time.Second))
+	_, j, w, ctx := writing(t, func(o *natsjournal.Options) { o.PublishTimeout = 2 * time.Second })
 	defer j.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	w, err := j.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
-	require.NoError(t, err)
-	_, err = w.Append(ctx, events(1, 3)...)
-	require.NoError(t, err)
 
 	old := j.Conn()
 	_ = old.Publish("x."+strings.Repeat("a", 5000), nil)
@@ -196,18 +210,9 @@ func TestRedialAfterProtocolError(t *testing.T) {
 // End retried for as long as its context lasted (for ever with
 // context.Background()), deaf to Close.
 func TestEndAndCloseBounded(t *testing.T) {
-	srv := journalnats.StartProc(t, t.TempDir(), true)
-	o := unique(time.Second)
-	o.PublishTimeout = 500 * time.Millisecond
-	j := dial(t, srv.URL(), o)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	w, err := j.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
-	require.NoError(t, err)
-	_, err = w.Append(ctx, events(1, 3)...)
-	require.NoError(t, err)
-
+	srv, j, w, ctx := writing(t, nil)
 	srv.Stop()
+	var err error
 	within(t, 2*time.Second, "an append while the server is away", func() {
 		_, err = w.Append(ctx, events(4, 6)...)
 	})
@@ -663,20 +668,10 @@ func TestDialWithoutJetStream(t *testing.T) {
 // order, and End reports the refusal. The old writer kept records without
 // bound.
 func TestPendingLimit(t *testing.T) {
-	srv := journalnats.StartProc(t, t.TempDir(), true)
-	o := unique(time.Second)
-	o.PublishTimeout = 500 * time.Millisecond
-	o.MaxPending = 4 << 10
-	j := dial(t, srv.URL(), o)
+	srv, j, w, ctx := writing(t, func(o *natsjournal.Options) { o.MaxPending = 4 << 10 })
 	defer j.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	w, err := j.Begin(ctx, journal.Lease{Thread: "t1", RunID: "r1"})
-	require.NoError(t, err)
-	_, err = w.Append(ctx, events(1, 3)...)
-	require.NoError(t, err)
-
 	srv.Stop()
+	var err error
 	n := 3
 	for {
 		n++

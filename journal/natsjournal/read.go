@@ -170,6 +170,10 @@ func (n *Journal) Follow(ctx context.Context, thread string, from uint64) iter.S
 	return n.iterate(ctx, thread, from, true)
 }
 
+// readInactive is how long the server keeps a Read's consumer without
+// interest.
+const readInactive = 15 * time.Second
+
 // Bounds of a Read: how many times it makes its consumer again (after one
 // that stalled, or a start that was wrong) before it gives up.
 const maxReadAttempts = 4
@@ -323,7 +327,12 @@ func (n *Journal) iterate(ctx context.Context, thread string, from uint64, follo
 			// again at once, consume ends with the error and this loop
 			// (whose calls are bounded and which watches ctx) tries again,
 			// instead of the library retrying without end, deaf to ctx.
-			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: time.Minute, MaxResetAttempts: 1}
+			// A Read's consumer goes away soon after it (the library does not
+			// delete it), so that many reads leave few consumers behind.
+			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: readInactive, MaxResetAttempts: 1}
+			if follow {
+				cfg.InactiveThreshold = time.Minute
+			}
 			if streamSeq > 0 {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, streamSeq+1
 			}
