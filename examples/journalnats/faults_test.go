@@ -19,10 +19,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/client"
+	"github.com/agview/agview/event"
 	"github.com/agview/agview/examples/journalnats"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/journal/natsjournal"
+	"github.com/agview/agview/view"
 )
 
 // readAll reads thread from record 1 and returns its records and the error
@@ -698,4 +701,60 @@ func TestPendingLimit(t *testing.T) {
 	st, err := j.Stat(ctx, "t1")
 	require.NoError(t, err)
 	assert.Nil(t, st.Active, "End released the lease")
+}
+
+// TestClientRunThroughOutage stops the server for three times the lease
+// TTL while client.Run records a run: the run is unharmed, and once the
+// server is back every event is in the journal, in order, so that a
+// follower ends with exactly the recorder's view.
+func TestClientRunThroughOutage(t *testing.T) {
+	const ttl = time.Second
+	srv := journalnats.StartProc(t, t.TempDir(), true)
+	o := unique(ttl)
+	o.PublishTimeout = 500 * time.Millisecond
+	r1 := dial(t, srv.URL(), o)
+	defer r1.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	agent := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 7, Rounds: 60}), &agenttest.Options{Delay: 2 * time.Millisecond})
+	defer agent.Close()
+	var mu sync.Mutex
+	var failures []error
+	c := client.New(agent.URL(), client.WithJournal(r1, func(err error) {
+		mu.Lock()
+		failures = append(failures, err)
+		mu.Unlock()
+	}))
+	defer c.Close()
+	var want *view.View
+	var runErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { want, runErr = c.Run(ctx, &event.RunAgentInput{ThreadID: "t1", RunID: "r1"}) })
+
+	require.Eventually(t, func() bool {
+		st, err := r1.Stat(ctx, "t1")
+		return err == nil && st.Last >= 50
+	}, 30*time.Second, 10*time.Millisecond, "the run is journalled")
+	srv.Stop()
+	time.Sleep(3 * ttl)
+	require.NoError(t, srv.Restart())
+	wg.Wait()
+	require.NoError(t, runErr, "the recorder's run is unharmed")
+
+	mu.Lock()
+	for _, err := range failures {
+		assert.ErrorIs(t, err, journal.ErrUnavailable, "only the outage is reported")
+	}
+	t.Logf("%d appends failed while the server was away; %d events", len(failures), want.EventCount())
+	mu.Unlock()
+	r2 := dial(t, srv.URL(), o)
+	defer r2.Close()
+	a, err := client.Attach(ctx, r2, "t1", &client.AttachOptions{Poll: 50 * time.Millisecond})
+	require.NoError(t, err)
+	defer a.Store().Close()
+	defer a.Stop()
+	got, err := a.Store().Wait(ctx, func(v *view.View) bool { return v.Ended() })
+	require.NoError(t, err)
+	assert.Equal(t, viewJSON(t, want), viewJSON(t, got), "no event lost or duplicated")
 }
