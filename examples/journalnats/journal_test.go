@@ -30,6 +30,7 @@ func unique(ttl time.Duration) *natsjournal.Options {
 		Stream:         fmt.Sprintf("J%d", n),
 		SubjectPrefix:  fmt.Sprintf("j%d.", n),
 		LeaseBucket:    fmt.Sprintf("L%d", n),
+		MetaBucket:     fmt.Sprintf("M%d", n),
 		LeaseTTL:       ttl,
 		PublishTimeout: 2 * time.Second,
 	}
@@ -103,11 +104,14 @@ func TestServerRestart(t *testing.T) {
 	assert.Equal(t, uint64(11), je.Seq, "the error names the first record not stored")
 
 	require.NoError(t, srv.Restart())
-	// The records that failed are stored with the next append, in order.
+	// The records that failed are stored with the next append, in order:
+	// they are not given again.
 	require.Eventually(t, func() bool {
-		_, err = w.Append(ctx, events(21, 30)...)
+		_, err := w0.Stat(ctx, "t1")
 		return err == nil
-	}, 20*time.Second, 100*time.Millisecond, "appends succeed again once the server is back: %v", err)
+	}, 20*time.Second, 100*time.Millisecond, "the server answers again")
+	_, err = w.Append(ctx, events(21, 30)...)
+	require.NoError(t, err, "appends succeed again once the server is back")
 	require.NoError(t, w.End(ctx))
 
 	var recs []journal.Record
@@ -174,9 +178,10 @@ func TestLeaseExpires(t *testing.T) {
 	require.NoError(t, w2.End(ctx))
 }
 
-// TestDuplicatePublishStoredOnce publishes a batch a second time with the
-// same message id, as a writer retrying after a lost acknowledgement does:
-// the server stores it once.
+// TestDuplicatePublishStoredOnce publishes a batch a second time, as a
+// writer retrying after a lost acknowledgement does: the server refuses it
+// (each message expects the subject's last to be the one before it), so it
+// is stored once.
 func TestDuplicatePublishStoredOnce(t *testing.T) {
 	srv := journalnats.Start(t, t.TempDir())
 	o := unique(0)
@@ -195,9 +200,10 @@ func TestDuplicatePublishStoredOnce(t *testing.T) {
 	raw, err := s.GetLastMsgForSubject(ctx, o.SubjectPrefix+">")
 	require.NoError(t, err)
 	again := &nats.Msg{Subject: raw.Subject, Header: raw.Header, Data: raw.Data}
-	ack, err := js.PublishMsg(ctx, again)
-	require.NoError(t, err)
-	assert.True(t, ack.Duplicate, "the server saw a duplicate of %s", raw.Header.Get(jetstream.MsgIDHeader))
+	_, err = js.PublishMsg(ctx, again)
+	var apiErr *jetstream.APIError
+	require.ErrorAs(t, err, &apiErr, "the copy of %s is refused", raw.Header.Get(jetstream.MsgIDHeader))
+	assert.Equal(t, jetstream.JSErrCodeStreamWrongLastSequence, apiErr.ErrorCode)
 
 	_, err = w.Append(ctx, events(6, 6)...)
 	require.NoError(t, err)

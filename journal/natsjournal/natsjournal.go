@@ -1,22 +1,20 @@
 package natsjournal
 
 import (
-	"github.com/agview/agview/journal"
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agview/agview/journal"
 )
 
 // Defaults of Options.
@@ -24,7 +22,8 @@ const (
 	// DefaultStream is the JetStream stream that holds the records.
 	DefaultStream = "AGVIEW_JOURNAL"
 	// DefaultSubjectPrefix begins every thread's subject: the prefix, then
-	// the thread id in unpadded base64url.
+	// the thread's token (the id in unpadded base64url, or a hash of a long
+	// id: see the package documentation).
 	DefaultSubjectPrefix = "agview."
 	// DefaultLeaseBucket is the key-value bucket that holds the leases.
 	DefaultLeaseBucket = "AGVIEW_LEASES"
@@ -35,18 +34,20 @@ const (
 	// it (every third of it): a writer that died is seen as gone within this
 	// time.
 	DefaultLeaseTTL = 10 * time.Second
-	// DefaultPublishTimeout bounds one publish: an append fails with
-	// journal.ErrUnavailable when the server does not acknowledge it in this time.
+	// DefaultPublishTimeout bounds one request to the server (a publish, a
+	// lookup, the making of a consumer): it fails with journal.ErrUnavailable
+	// when the server does not answer in this time.
 	DefaultPublishTimeout = 2 * time.Second
-	// maxMessageBytes bounds the records of one message (a batch is split
-	// beyond it); NATS servers refuse messages over 1 MiB by default.
-	maxMessageBytes = 768 << 10
-)
-
-// NATS message headers of a batch.
-const (
-	hdrSeq   = "Agview-Seq"   // the first record's sequence number
-	hdrCount = "Agview-Count" // how many records the message holds
+	// DefaultEndTimeout bounds how long Writer.End keeps trying to store
+	// what is pending when its context has no earlier deadline.
+	DefaultEndTimeout = 30 * time.Second
+	// DefaultMaxPending bounds the bytes a writer keeps while the server is
+	// away: past it the run's writer fails with journal.ErrTooLarge.
+	DefaultMaxPending = 64 << 20
+	// MaxRecordBytes bounds one record's line: an append of a larger record
+	// fails with journal.ErrTooLarge, and a reader refuses a stored one as
+	// journal.ErrCorrupt.
+	MaxRecordBytes = 64 << 20
 )
 
 // Options configure a NATS journal. A nil *Options means all
@@ -64,22 +65,46 @@ type Options struct {
 	// DefaultLeaseTTL. All journals sharing a bucket must agree on it (the
 	// first to create the bucket decides).
 	LeaseTTL time.Duration
-	// PublishTimeout bounds each publish; 0 means DefaultPublishTimeout.
+	// PublishTimeout bounds each request to the server; 0 means
+	// DefaultPublishTimeout.
 	PublishTimeout time.Duration
+	// EndTimeout bounds Writer.End's retries; 0 means DefaultEndTimeout.
+	EndTimeout time.Duration
+	// MaxPending bounds the bytes of records a writer keeps while the
+	// server is away; 0 means DefaultMaxPending.
+	MaxPending int
 	// ConnOptions are passed to nats.Connect (credentials, TLS, a name…).
-	// The journal adds unlimited reconnects.
+	// The journal adds unlimited reconnects and its own ClosedHandler (a
+	// connection the client library closed, as it does on a protocol error,
+	// is dialled again).
 	ConnOptions []nats.Option
 }
 
-// Journal is the NATS JetStream journal. Create it with Dial; the package
-// documentation describes how it stores threads and leases.
-type Journal struct {
-	opts   Options
+// conn is one connection and the handles made on it. The journal replaces
+// it whole when the connection closes under it.
+type conn struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	kv     jetstream.KeyValue // leases
 	meta   jetstream.KeyValue // journal.Meta per thread
+	gen    uint64             // 1 for the first connection, then one more per dial
+}
+
+// Journal is the NATS JetStream journal. Create it with Dial; the package
+// documentation describes how it stores threads and leases.
+type Journal struct {
+	opts Options
+	url  string
+
+	cur    atomic.Pointer[conn]
+	connMu sync.Mutex    // a new connection is stored, or the last one closed, under it
+	redial chan struct{} // asks keep to dial again
+	ctx    context.Context
+	cancel context.CancelFunc // Close cancels ctx: every request ends
+
+	repairMu   sync.Mutex
+	repairedAt time.Time
 
 	life openSet[*natsWriter]
 
@@ -94,8 +119,9 @@ type hint struct{ first, streamSeq uint64 }
 var _ journal.Journal = (*Journal)(nil)
 
 // Dial connects to the NATS server at url (e.g. "nats://127.0.0.1:4222")
-// and makes sure the stream and the lease bucket exist. opts may be nil. A
-// server that cannot be reached is journal.ErrUnavailable.
+// and makes sure the stream and the buckets exist. opts may be nil. A
+// server that cannot be reached, or that runs without JetStream, is
+// journal.ErrUnavailable.
 func Dial(ctx context.Context, url string, opts *Options) (*Journal, error) {
 	var o Options
 	if opts != nil {
@@ -125,26 +151,59 @@ func Dial(ctx context.Context, url string, opts *Options) (*Journal, error) {
 	if o.PublishTimeout <= 0 {
 		o.PublishTimeout = DefaultPublishTimeout
 	}
-	copts := append(slices.Clone(o.ConnOptions), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
-	nc, err := nats.Connect(url, copts...)
+	if o.EndTimeout <= 0 {
+		o.EndTimeout = DefaultEndTimeout
+	}
+	if o.MaxPending <= 0 {
+		o.MaxPending = DefaultMaxPending
+	}
+	n := &Journal{opts: o, url: url, redial: make(chan struct{}, 1), life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	c, err := n.connect(ctx, 1)
 	if err != nil {
-		return nil, journal.Fail(journal.ErrUnavailable, "open", "", err)
+		n.cancel()
+		return nil, err
 	}
-	n := &Journal{opts: o, nc: nc, life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
-	if err := n.setup(ctx); err != nil {
-		nc.Close()
-		return nil, journal.Fail(journal.ErrUnavailable, "open", "", err)
-	}
+	n.cur.Store(c)
+	go n.keep()
 	return n, nil
 }
 
-func (n *Journal) setup(ctx context.Context) error {
-	js, err := jetstream.New(n.nc)
+// connect dials the server and makes the stream and buckets.
+func (n *Journal) connect(ctx context.Context, gen uint64) (*conn, error) {
+	// The library's default error handler prints to stderr; the journal
+	// reports what fails through its own errors. ConnOptions may set one.
+	copts := append([]nats.Option{nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})}, n.opts.ConnOptions...)
+	copts = append(copts,
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(200*time.Millisecond),
+		nats.ClosedHandler(func(*nats.Conn) { n.closedUnder() }))
+	nc, err := nats.Connect(n.url, copts...)
+	if err != nil {
+		return nil, journal.Fail(journal.ErrUnavailable, "open", "", err)
+	}
+	c := &conn{nc: nc, gen: gen}
+	sctx, cancel := context.WithTimeout(ctx, 2*n.opts.PublishTimeout)
+	defer cancel()
+	if err := n.setup(sctx, c); err != nil {
+		nc.Close()
+		return nil, journal.Fail(journal.ErrUnavailable, "open", "", err)
+	}
+	return c, nil
+}
+
+// errNoJetStream says what to do about a server without JetStream.
+var errNoJetStream = errors.New("the NATS server runs without JetStream: start nats-server with -js (or a jetstream block in its configuration)")
+
+// setup makes sure the stream and the buckets exist on c (it changes
+// nothing of those that do).
+func (n *Journal) setup(ctx context.Context, c *conn) error {
+	js, err := jetstream.New(c.nc)
 	if err != nil {
 		return err
 	}
-	n.js = js
-	n.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	c.js = js
+	c.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        n.opts.Stream,
 		Description: "agview journal: one subject per thread",
 		Subjects:    []string{n.opts.SubjectPrefix + ">"},
@@ -152,9 +211,12 @@ func (n *Journal) setup(ctx context.Context) error {
 		Duplicates:  2 * time.Minute,
 	})
 	if err != nil {
+		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+			return fmt.Errorf("%w (%w)", errNoJetStream, err)
+		}
 		return fmt.Errorf("stream %s: %w", n.opts.Stream, err)
 	}
-	n.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      n.opts.LeaseBucket,
 		Description: "agview journal: the run active on each thread",
 		TTL:         n.opts.LeaseTTL,
@@ -164,7 +226,7 @@ func (n *Journal) setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("lease bucket %s: %w", n.opts.LeaseBucket, err)
 	}
-	n.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	c.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      n.opts.MetaBucket,
 		Description: "agview journal: each thread's owner and creation time",
 		History:     1,
@@ -176,14 +238,80 @@ func (n *Journal) setup(ctx context.Context) error {
 	return nil
 }
 
-// Conn returns the journal's NATS connection.
-func (n *Journal) Conn() *nats.Conn { return n.nc }
+// closedUnder is the ClosedHandler of every connection: a connection that
+// closes while the journal is open (the client library closes it on a
+// protocol error such as "maximum control line exceeded") is dialled again.
+func (n *Journal) closedUnder() {
+	if n.isClosed() {
+		return
+	}
+	select {
+	case n.redial <- struct{}{}:
+	default:
+	}
+}
+
+// keep dials again whenever a connection closed under the journal, with a
+// growing pause between attempts, until the journal closes. It is the one
+// goroutine that does.
+func (n *Journal) keep() {
+	for {
+		select {
+		case <-n.life.done:
+			return
+		case <-n.redial:
+		}
+		old := n.cur.Load()
+		if !old.nc.IsClosed() {
+			continue
+		}
+		pause := 100 * time.Millisecond
+		for {
+			c, err := n.connect(n.ctx, old.gen+1)
+			if err == nil {
+				n.connMu.Lock()
+				closed := n.isClosed()
+				if !closed {
+					n.cur.Store(c)
+				}
+				n.connMu.Unlock()
+				if closed {
+					c.nc.Close()
+					return
+				}
+				n.clearHints()
+				break
+			}
+			select {
+			case <-n.life.done:
+				return
+			case <-time.After(pause):
+			}
+			pause = min(2*pause, 5*time.Second)
+		}
+	}
+}
+
+// conn returns the current connection.
+func (n *Journal) conn() *conn { return n.cur.Load() }
+
+// Conn returns the journal's NATS connection (the current one: the journal
+// dials again when a connection closes under it).
+func (n *Journal) Conn() *nats.Conn { return n.conn().nc }
 
 // LeaseTTL returns how long a lease lasts without a refresh.
 func (n *Journal) LeaseTTL() time.Duration { return n.opts.LeaseTTL }
 
-// token is a thread id as one subject token and key-value key.
-func token(thread string) string { return base64.RawURLEncoding.EncodeToString([]byte(thread)) }
+// bounded returns ctx with a deadline of d at the latest, also cancelled
+// when the journal closes.
+func (n *Journal) bounded(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithTimeout(ctx, d)
+	stop := context.AfterFunc(n.ctx, cancel)
+	return c, func() {
+		stop()
+		cancel()
+	}
+}
 
 func (n *Journal) subject(thread string) string { return n.opts.SubjectPrefix + token(thread) }
 
@@ -195,316 +323,58 @@ func (n *Journal) stopSubject(thread string) string {
 
 func (n *Journal) isClosed() bool { return n.life.isClosed() }
 
-// unavailable classifies a NATS error: a closed connection is journal.ErrClosed,
-// anything else journal.ErrUnavailable.
+// unavailable classifies a NATS error: once the journal is closed
+// journal.ErrClosed, else journal.ErrUnavailable (a connection closed under
+// an open journal is dialled again). A stream or bucket that is gone is
+// made again (repair) for the next call.
 func (n *Journal) unavailable(op, thread string, err error) *journal.Error {
-	if n.isClosed() || errors.Is(err, nats.ErrConnectionClosed) {
+	if n.isClosed() {
 		return journal.Fail(journal.ErrClosed, op, thread, err)
+	}
+	if gone(err) {
+		n.repair()
 	}
 	return journal.Fail(journal.ErrUnavailable, op, thread, err)
 }
 
-// Begin implements journal.Journal: it creates the thread's key in the lease bucket
-// (refused when it exists) and refreshes it every third of the lease TTL
-// until End.
-func (n *Journal) Begin(ctx context.Context, lease journal.Lease) (journal.Writer, error) {
-	if err := journal.CheckLease(lease); err != nil {
-		return nil, err
-	}
-	th := lease.Thread
-	if n.isClosed() {
-		return nil, journal.Fail(journal.ErrClosed, "begin", th, nil)
-	}
-	if lease.Owner == "" {
-		lease.Owner = n.opts.Owner
-	}
-	now := time.Now().UTC()
-	lease.Since, lease.Expires = now, now.Add(n.opts.LeaseTTL)
-	b, _ := json.Marshal(lease)
-	rev, err := n.kv.Create(ctx, token(th), b)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		// The key is there; its lease may have lapsed before the server
-		// removed it. Take it over then, by revision, so that of two takers
-		// one wins and a late refresh by the old holder fails.
-		rev, err = n.takeOver(ctx, th, b)
-	}
-	if err != nil {
-		var je *journal.Error
-		if errors.As(err, &je) {
-			return nil, je
-		}
-		return nil, n.unavailable("begin", th, err)
-	}
-	next, err := n.last(ctx, th)
-	if err != nil {
-		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
-		return nil, err
-	}
-	w := &natsWriter{n: n, lease: lease, rev: rev, seq: next, stop: make(chan struct{}), stopped: make(chan struct{}), asked: make(chan struct{})}
-	w.sub, err = n.nc.Subscribe(n.stopSubject(th), func(m *nats.Msg) {
-		if string(m.Data) == lease.RunID {
-			w.askOnce.Do(func() { close(w.asked) })
-		}
-		_ = m.Respond([]byte(lease.RunID))
-	})
-	if err == nil {
-		fctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
-		err = n.nc.FlushWithContext(fctx) // the server knows the subscription
-		cancel()
-	}
-	if err != nil {
-		if w.sub != nil {
-			_ = w.sub.Unsubscribe()
-		}
-		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
-		return nil, n.unavailable("begin", th, err)
-	}
-	if !n.life.add(w) {
-		_ = n.kv.Delete(context.WithoutCancel(ctx), token(th), jetstream.LastRevision(rev))
-		return nil, journal.Fail(journal.ErrClosed, "begin", th, nil)
-	}
-	go w.refresh()
-	return w, nil
+// gone reports whether err says the stream or a bucket does not exist (it
+// was deleted, or the server restarted without its store).
+func gone(err error) bool {
+	return errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, nats.ErrNoResponders)
 }
 
-// takeOver replaces the lease key of thread with b when the lease it holds
-// has expired, and refuses with journal.ErrBusy when it has not.
-func (n *Journal) takeOver(ctx context.Context, th string, b []byte) (uint64, error) {
-	e, err := n.kv.Get(ctx, token(th))
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return n.kv.Create(ctx, token(th), b)
+// repair makes the stream and buckets again, at most once a second: what
+// they held is lost, and readers of a thread that lost records see
+// journal.ErrLost (see the package documentation).
+func (n *Journal) repair() {
+	n.repairMu.Lock()
+	defer n.repairMu.Unlock()
+	if time.Since(n.repairedAt) < time.Second {
+		return
 	}
-	if err != nil {
-		return 0, err
+	n.repairedAt = time.Now()
+	c := n.conn()
+	ctx, cancel := n.bounded(context.Background(), n.opts.PublishTimeout)
+	defer cancel()
+	nc := *c
+	if n.setup(ctx, &nc) == nil {
+		n.cur.CompareAndSwap(c, &nc)
+		n.clearHints()
 	}
-	var l journal.Lease
-	if json.Unmarshal(e.Value(), &l) == nil && !l.Expires.IsZero() && time.Now().After(l.Expires) {
-		rev, err := n.kv.Update(ctx, token(th), b, e.Revision())
-		if err == nil {
-			return rev, nil
-		}
-		if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) && !errors.Is(err, jetstream.ErrKeyExists) {
-			return 0, err
-		}
-		e, err = n.kv.Get(ctx, token(th)) // another taker won
-		if err != nil || json.Unmarshal(e.Value(), &l) != nil {
-			l = journal.Lease{}
-		}
-	}
-	l.Thread = th
-	return 0, &journal.Error{Code: journal.ErrBusy, Op: "begin", Thread: th, Holder: &l}
 }
 
-// last returns the sequence number of thread's last record.
-func (n *Journal) last(ctx context.Context, thread string) (uint64, error) {
-	seq, _, err := n.lastAt(ctx, thread)
-	return seq, err
-}
-
-// lastAt returns the sequence number of thread's last record and when it was
-// stored.
-func (n *Journal) lastAt(ctx context.Context, thread string) (uint64, time.Time, error) {
-	m, err := n.stream.GetLastMsgForSubject(ctx, n.subject(thread))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return 0, time.Time{}, nil
-	}
-	if err != nil {
-		return 0, time.Time{}, n.unavailable("stat", thread, err)
-	}
-	first, count, err := batchHeader(m.Header)
-	if err != nil {
-		return 0, time.Time{}, &journal.Error{Code: journal.ErrCorrupt, Op: "stat", Thread: thread, Err: fmt.Errorf("stream message %d: %w", m.Sequence, err)}
-	}
-	n.remember(thread, first, m.Sequence)
-	return first + count - 1, m.Time, nil
-}
-
-func (n *Journal) remember(thread string, first, streamSeq uint64) {
+func (n *Journal) clearHints() {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if h := n.hints[thread]; streamSeq > h.streamSeq {
-		n.hints[thread] = hint{first, streamSeq}
-	}
+	clear(n.hints)
+	n.mu.Unlock()
 }
 
-// startAt returns the stream sequence a read of thread from record from may
-// start at, 0 for the beginning.
-func (n *Journal) startAt(thread string, from uint64) uint64 {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if h, ok := n.hints[thread]; ok && h.first <= from {
-		return h.streamSeq
-	}
-	return 0
-}
-
-func batchHeader(h nats.Header) (first, count uint64, err error) {
-	first, err1 := strconv.ParseUint(h.Get(hdrSeq), 10, 64)
-	count, err2 := strconv.ParseUint(h.Get(hdrCount), 10, 64)
-	if err1 != nil || err2 != nil || first == 0 || count == 0 {
-		return 0, 0, fmt.Errorf("no valid %s/%s headers", hdrSeq, hdrCount)
-	}
-	return first, count, nil
-}
-
-// Read implements journal.Journal.
-func (n *Journal) Read(ctx context.Context, thread string, from uint64) iter.Seq2[journal.Record, error] {
-	return n.iterate(ctx, thread, from, false)
-}
-
-// Follow implements journal.Journal. While the server is away it keeps trying; it
-// then resumes after the last message it delivered.
-func (n *Journal) Follow(ctx context.Context, thread string, from uint64) iter.Seq2[journal.Record, error] {
-	return n.iterate(ctx, thread, from, true)
-}
-
-func (n *Journal) iterate(ctx context.Context, thread string, from uint64, follow bool) iter.Seq2[journal.Record, error] {
-	op := "read"
-	if follow {
-		op = "follow"
-	}
-	return func(yield func(journal.Record, error) bool) {
-		if n.isClosed() {
-			yield(journal.Record{}, journal.Fail(journal.ErrClosed, op, thread, nil))
-			return
-		}
-		subj := n.subject(thread)
-		var end uint64 // Read: the stream sequence of the last message when it started
-		if !follow {
-			m, err := n.stream.GetLastMsgForSubject(ctx, subj)
-			if errors.Is(err, jetstream.ErrMsgNotFound) {
-				return
-			}
-			if err != nil {
-				yield(journal.Record{}, n.unavailable(op, thread, err))
-				return
-			}
-			end = m.Sequence
-		}
-		next := max(from, 1) // the next record to yield
-		var streamSeq uint64 // the last stream message handled
-		if s := n.startAt(thread, next); s > 0 {
-			streamSeq = s - 1
-		}
-		backoff := 50 * time.Millisecond
-		for {
-			// MaxResetAttempts 1: when the library cannot make its consumer
-			// again at once, consume ends with the error and this loop
-			// (whose calls are bounded and which watches ctx) tries again,
-			// instead of the library retrying without end, deaf to ctx.
-			cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}, InactiveThreshold: time.Minute, MaxResetAttempts: 1}
-			if streamSeq > 0 {
-				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, streamSeq+1
-			}
-			// behind reports whether the subject holds messages past the
-			// last one handled: a consumer that stays silent then is stuck
-			// (its server restarted under it) and is made again.
-			behind := func() bool {
-				bctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
-				defer cancel()
-				m, err := n.stream.GetLastMsgForSubject(bctx, subj)
-				return err == nil && m.Sequence > streamSeq
-			}
-			err := n.consume(ctx, cfg, behind, func(m jetstream.Msg) (bool, error) {
-				meta, err := m.Metadata()
-				if err != nil {
-					return false, err
-				}
-				streamSeq = meta.Sequence.Stream
-				first, _, err := batchHeader(m.Headers())
-				if err != nil {
-					return false, &journal.Error{Code: journal.ErrCorrupt, Op: op, Thread: thread, Err: fmt.Errorf("stream message %d: %w", streamSeq, err)}
-				}
-				n.remember(thread, first, streamSeq)
-				seq := first
-				for line := range bytes.Lines(m.Data()) {
-					if seq >= next {
-						if !yield(parseLine(bytes.TrimSuffix(line, []byte{'\n'}), seq), nil) {
-							return false, nil
-						}
-						next = seq + 1
-					}
-					seq++
-				}
-				return follow || streamSeq < end, nil
-			})
-			var je *journal.Error
-			switch {
-			case err == nil:
-				return // the consumer stopped it: the caller, or the end of a Read
-			case ctx.Err() != nil:
-				if !follow {
-					yield(journal.Record{}, journal.Fail(journal.ErrUnavailable, op, thread, ctx.Err()))
-				}
-				return
-			case errors.As(err, &je):
-				yield(journal.Record{}, err)
-				return
-			case n.isClosed() || errors.Is(err, nats.ErrConnectionClosed):
-				yield(journal.Record{}, journal.Fail(journal.ErrClosed, op, thread, err))
-				return
-			case !follow:
-				yield(journal.Record{}, n.unavailable(op, thread, err))
-				return
-			}
-			// Follow: the server went away; try again from where we were.
-			select {
-			case <-time.After(backoff):
-			case <-ctx.Done():
-				return
-			case <-n.life.done:
-			}
-			backoff = min(2*backoff, 2*time.Second)
-		}
-	}
-}
-
-// stallCheck is how long a consumer may stay silent before consume asks
-// whether it should have delivered something.
-const stallCheck = 2 * time.Second
-
-// errStalled ends a consumer that stayed silent while messages waited.
-var errStalled = errors.New("consumer stalled")
-
-// consume runs an ordered consumer and hands each message to fn until fn
-// returns false (consume then returns nil) or an error. When no message
-// comes for stallCheck and behind reports messages waiting, it returns
-// errStalled.
-func (n *Journal) consume(ctx context.Context, cfg jetstream.OrderedConsumerConfig, behind func() bool, fn func(jetstream.Msg) (bool, error)) error {
-	// Making the consumer is bounded by a timeout of its own: a request in
-	// flight when the server stops never gets its reply, and waiting on ctx
-	// alone would hold a follower until ctx ends.
-	cctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
-	cons, err := n.stream.OrderedConsumer(cctx, cfg)
-	cancel()
-	if err != nil {
-		return err
-	}
-	// Short pull requests and heartbeats notice a server that restarted
-	// within a second, instead of the default half a minute.
-	it, err := cons.Messages(jetstream.PullExpiry(2*time.Second), jetstream.PullHeartbeat(500*time.Millisecond))
-	if err != nil {
-		return err
-	}
-	defer it.Stop()
-	for {
-		nctx, cancel := context.WithTimeout(ctx, stallCheck)
-		m, err := it.Next(jetstream.NextContext(nctx))
-		cancel()
-		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			if behind() {
-				return errStalled
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		more, err := fn(m)
-		if err != nil || !more {
-			return err
-		}
-	}
+// metaValue is the value of a thread's key in the meta bucket: its Meta and
+// its id (so that Threads lists threads whose token is a hash).
+type metaValue struct {
+	journal.Meta
+	Thread string `json:"thread,omitempty"`
 }
 
 // Threads implements journal.Journal.
@@ -512,25 +382,54 @@ func (n *Journal) Threads(ctx context.Context) ([]string, error) {
 	if n.isClosed() {
 		return nil, journal.Fail(journal.ErrClosed, "threads", "", nil)
 	}
-	info, err := n.stream.Info(ctx, jetstream.WithSubjectFilter(n.opts.SubjectPrefix+">"))
+	ctx, cancel := n.bounded(ctx, 4*n.opts.PublishTimeout)
+	defer cancel()
+	c := n.conn()
+	info, err := c.stream.Info(ctx, jetstream.WithSubjectFilter(n.opts.SubjectPrefix+">"))
 	if err != nil {
 		return nil, n.unavailable("threads", "", err)
 	}
 	var ids []string
 	for subj := range info.State.Subjects {
-		b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(subj, n.opts.SubjectPrefix))
-		if err == nil && len(b) > 0 {
-			ids = append(ids, string(b))
+		tok := strings.TrimPrefix(subj, n.opts.SubjectPrefix)
+		if id, ok := plainID(tok); ok {
+			ids = append(ids, id)
+			continue
+		}
+		if !hashed(tok) {
+			continue
+		}
+		m, err := c.stream.GetLastMsgForSubject(ctx, subj)
+		if err != nil {
+			return nil, n.unavailable("threads", "", err)
+		}
+		if id, ok := decodeID(m.Header.Get(hdrThread)); ok && token(id) == tok {
+			ids = append(ids, id)
 		}
 	}
-	keys, err := n.meta.ListKeys(ctx)
+	keys, err := c.meta.ListKeys(ctx)
 	if err != nil {
 		return nil, n.unavailable("threads", "", err)
 	}
+	var hashedKeys []string
 	for k := range keys.Keys() {
-		b, err := base64.RawURLEncoding.DecodeString(k)
-		if err == nil && len(b) > 0 {
-			ids = append(ids, string(b))
+		if id, ok := plainID(k); ok {
+			ids = append(ids, id)
+		} else if hashed(k) {
+			hashedKeys = append(hashedKeys, k)
+		}
+	}
+	for _, k := range hashedKeys {
+		e, err := c.meta.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, n.unavailable("threads", "", err)
+		}
+		var v metaValue
+		if json.Unmarshal(e.Value(), &v) == nil && v.Thread != "" && token(v.Thread) == k {
+			ids = append(ids, v.Thread)
 		}
 	}
 	slices.Sort(ids)
@@ -546,9 +445,9 @@ func (n *Journal) Create(ctx context.Context, thread string, meta journal.Meta) 
 	if n.isClosed() {
 		return journal.Fail(journal.ErrClosed, "create", thread, nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	ctx, cancel := n.bounded(ctx, 2*n.opts.PublishTimeout)
 	defer cancel()
-	last, err := n.last(ctx, thread)
+	last, _, err := n.lastAt(ctx, "create", thread)
 	if err != nil {
 		return err
 	}
@@ -558,11 +457,15 @@ func (n *Journal) Create(ctx context.Context, thread string, meta journal.Meta) 
 	if meta.Created.IsZero() {
 		meta.Created = time.Now().UTC()
 	}
-	b, err := json.Marshal(meta)
+	v := metaValue{Meta: meta}
+	if hashed(token(thread)) {
+		v.Thread = thread
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return journal.Fail(journal.ErrInvalid, "create", thread, err)
 	}
-	if _, err := n.meta.Create(ctx, token(thread), b); err != nil {
+	if _, err := n.conn().meta.Create(ctx, token(thread), b); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return journal.Fail(journal.ErrExists, "create", thread, nil)
 		}
@@ -572,27 +475,29 @@ func (n *Journal) Create(ctx context.Context, thread string, meta journal.Meta) 
 }
 
 // Delete implements journal.Journal: refused while a lease is active, it
-// purges the thread's subject and deletes its meta.
+// purges the thread's subject and deletes its meta. A thread that lost
+// records (journal.ErrLost) can be deleted, and is then new again.
 func (n *Journal) Delete(ctx context.Context, thread string) error {
 	if err := journal.CheckID("delete", thread); err != nil {
 		return err
 	}
-	st, err := n.Stat(ctx, thread)
+	if n.isClosed() {
+		return journal.Fail(journal.ErrClosed, "delete", thread, nil)
+	}
+	ctx, cancel := n.bounded(ctx, 3*n.opts.PublishTimeout)
+	defer cancel()
+	active, err := n.activeLease(ctx, "delete", thread)
 	if err != nil {
-		if e, ok := err.(*journal.Error); ok {
-			e.Op = "delete"
-		}
 		return err
 	}
-	if st.Active != nil {
-		return &journal.Error{Code: journal.ErrBusy, Op: "delete", Thread: thread, Holder: st.Active}
+	if active != nil {
+		return &journal.Error{Code: journal.ErrBusy, Op: "delete", Thread: thread, Holder: active}
 	}
-	ctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
-	defer cancel()
-	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.subject(thread))); err != nil {
+	c := n.conn()
+	if err := c.stream.Purge(ctx, jetstream.WithPurgeSubject(n.subject(thread))); err != nil {
 		return n.unavailable("delete", thread, err)
 	}
-	if err := n.meta.Purge(ctx, token(thread)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+	if err := c.meta.Purge(ctx, token(thread)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		return n.unavailable("delete", thread, err)
 	}
 	n.mu.Lock()
@@ -601,41 +506,59 @@ func (n *Journal) Delete(ctx context.Context, thread string) error {
 	return nil
 }
 
+// activeLease returns the lease of the run active on thread, nil when none
+// is. A lease whose Expires has passed is not active, even before the
+// server removes it.
+func (n *Journal) activeLease(ctx context.Context, op, thread string) (*journal.Lease, error) {
+	e, err := n.conn().kv.Get(ctx, token(thread))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, n.unavailable(op, thread, err)
+	}
+	var l journal.Lease
+	if json.Unmarshal(e.Value(), &l) == nil && (l.Expires.IsZero() || time.Now().Before(l.Expires)) {
+		l.Thread = thread
+		return &l, nil
+	}
+	return nil, nil
+}
+
 // Stat implements journal.Journal. A lease whose Expires has passed is not active,
 // even before the server removes it. A server that does not answer within
-// PublishTimeout is journal.ErrUnavailable.
+// PublishTimeout is journal.ErrUnavailable; a thread that lost records
+// (its stream was deleted under it) is journal.ErrLost.
 func (n *Journal) Stat(ctx context.Context, thread string) (journal.Thread, error) {
 	th := journal.Thread{ID: thread}
+	if err := journal.CheckID("stat", thread); err != nil {
+		return th, err
+	}
 	if n.isClosed() {
 		return th, journal.Fail(journal.ErrClosed, "stat", thread, nil)
 	}
 	// Bounded by a timeout of its own: a request in flight when the server
 	// stops never gets its reply, and callers poll Stat while it is away.
-	ctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
+	ctx, cancel := n.bounded(ctx, n.opts.PublishTimeout)
 	defer cancel()
-	e, err := n.kv.Get(ctx, token(thread))
-	switch {
-	case err == nil:
-		var l journal.Lease
-		if json.Unmarshal(e.Value(), &l) == nil && (l.Expires.IsZero() || time.Now().Before(l.Expires)) {
-			l.Thread = thread
-			th.Active = &l
-		}
-	case !errors.Is(err, jetstream.ErrKeyNotFound):
-		return th, n.unavailable("stat", thread, err)
+	var err error
+	if th.Active, err = n.activeLease(ctx, "stat", thread); err != nil {
+		return th, err
 	}
-	m, err := n.meta.Get(ctx, token(thread))
+	m, err := n.conn().meta.Get(ctx, token(thread))
 	switch {
 	case err == nil:
-		if err := json.Unmarshal(m.Value(), &th.Meta); err != nil {
+		var v metaValue
+		if err := json.Unmarshal(m.Value(), &v); err != nil {
 			return th, journal.Fail(journal.ErrCorrupt, "stat", thread, fmt.Errorf("meta: %w", err))
 		}
+		th.Meta = v.Meta
 		th.Updated = th.Meta.Created
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
 		return th, n.unavailable("stat", thread, err)
 	}
 	var at time.Time
-	if th.Last, at, err = n.lastAt(ctx, thread); err != nil {
+	if th.Last, at, err = n.lastAt(ctx, "stat", thread); err != nil {
 		return th, err
 	}
 	if at.After(th.Updated) {
@@ -644,219 +567,47 @@ func (n *Journal) Stat(ctx context.Context, thread string) (journal.Thread, erro
 	return th, nil
 }
 
-// Close implements journal.Journal: writers stop refreshing their leases (which then
-// lapse) and the connection closes.
-func (n *Journal) Close() error {
-	ws, first := n.life.close()
-	for w := range ws {
-		w.halt()
-	}
-	if first {
-		n.nc.Close()
-	}
-	return nil
-}
-
-// natsWriter appends one run's batches and keeps its lease alive.
-type natsWriter struct {
-	n     *Journal
-	lease journal.Lease
-
-	stop, stopped chan struct{} // end refresh; closed when refresh returns
-	stopOnce      sync.Once
-
-	sub     *nats.Subscription // Stop requests
-	asked   chan struct{}      // closed when Stop asked this run to stop
-	askOnce sync.Once
-
-	mu      sync.Mutex
-	rev     uint64      // the lease key's revision
-	lost    error       // why the lease was lost, nil while held
-	seq     uint64      // records numbered so far (stored or pending)
-	pending []*nats.Msg // numbered, not yet acknowledged, in order
-	ended   bool
-	buf     []byte
-}
-
-func (w *natsWriter) Lease() journal.Lease {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lease
-}
-
-// refresh renews the lease every third of its TTL until halted.
-func (w *natsWriter) refresh() {
-	defer close(w.stopped)
-	ttl := w.n.opts.LeaseTTL
-	t := time.NewTicker(ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-w.stop:
-			return
-		case <-t.C:
-		}
-		w.mu.Lock()
-		if w.lost != nil {
-			w.mu.Unlock()
-			return
-		}
-		l := w.lease
-		rev := w.rev
-		w.mu.Unlock()
-		now := time.Now().UTC()
-		l.Expires = now.Add(ttl)
-		b, _ := json.Marshal(l)
-		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-		nrev, err := w.n.kv.Update(ctx, token(l.Thread), b, rev)
-		cancel()
-		w.mu.Lock()
-		switch {
-		case err == nil:
-			w.rev, w.lease.Expires = nrev, l.Expires
-		case errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyNotFound):
-			w.lost = err // it lapsed, and maybe another writer took it
-		case now.After(w.lease.Expires):
-			w.lost = fmt.Errorf("not refreshed before it expired: %w", err)
-		}
-		w.mu.Unlock()
-	}
-}
-
-func (w *natsWriter) halt() {
-	w.stopOnce.Do(func() {
-		close(w.stop)
-		_ = w.sub.Unsubscribe()
-	})
-	<-w.stopped
-}
-
-func (w *natsWriter) Stopped() <-chan struct{} { return w.asked }
-
 // Stop implements journal.Journal: it sends a request on a core NATS subject the
 // thread's writer listens to. A writer that holds the lease but does not
 // answer (its process is gone and the lease not yet expired) is
 // journal.ErrUnavailable.
 func (n *Journal) Stop(ctx context.Context, thread string) (journal.Lease, error) {
-	st, err := n.Stat(ctx, thread)
-	if err != nil {
-		err.(*journal.Error).Op = "stop"
+	if err := journal.CheckID("stop", thread); err != nil {
 		return journal.Lease{}, err
 	}
-	if st.Active == nil {
+	if n.isClosed() {
+		return journal.Lease{}, journal.Fail(journal.ErrClosed, "stop", thread, nil)
+	}
+	rctx, cancel := n.bounded(ctx, 2*n.opts.PublishTimeout)
+	defer cancel()
+	active, err := n.activeLease(rctx, "stop", thread)
+	if err != nil {
+		return journal.Lease{}, err
+	}
+	if active == nil {
 		return journal.Lease{}, journal.Fail(journal.ErrIdle, "stop", thread, nil)
 	}
-	rctx, cancel := context.WithTimeout(ctx, n.opts.PublishTimeout)
-	defer cancel()
-	if _, err := n.nc.RequestWithContext(rctx, n.stopSubject(thread), []byte(st.Active.RunID)); err != nil {
+	if _, err := n.conn().nc.RequestWithContext(rctx, n.stopSubject(thread), []byte(active.RunID)); err != nil {
 		return journal.Lease{}, n.unavailable("stop", thread, err)
 	}
-	return *st.Active, nil
+	return *active, nil
 }
 
-func (w *natsWriter) Append(ctx context.Context, recs ...journal.Record) (uint64, error) {
-	th := w.lease.Thread
-	if err := journal.CheckRecords("append", th, recs); err != nil {
-		return 0, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ended || w.n.isClosed() {
-		return 0, journal.Fail(journal.ErrClosed, "append", th, nil)
-	}
-	if w.lost != nil {
-		return 0, &journal.Error{Code: journal.ErrLeaseLost, Op: "append", Thread: th, Seq: w.seq + 1, Err: w.lost}
-	}
-	for i := 0; i < len(recs); {
-		w.buf = w.buf[:0]
-		first := w.seq + 1
-		j := i
-		for j < len(recs) && (j == i || len(w.buf)+len(recs[j].Data) < maxMessageBytes) {
-			w.buf = journal.AppendLine(w.buf, &recs[j])
-			j++
-		}
-		m := nats.NewMsg(w.n.subject(th))
-		m.Data = bytes.Clone(w.buf)
-		m.Header.Set(hdrSeq, strconv.FormatUint(first, 10))
-		m.Header.Set(hdrCount, strconv.Itoa(j-i))
-		m.Header.Set(jetstream.MsgIDHeader, token(th)+":"+strconv.FormatUint(first, 10))
-		w.pending = append(w.pending, m)
-		w.seq += uint64(j - i)
-		i = j
-	}
-	if err := w.flush(ctx); err != nil {
-		return w.seq - w.pendingCount(), err
-	}
-	return w.seq, nil
-}
-
-func (w *natsWriter) pendingCount() uint64 {
-	var c uint64
-	for _, m := range w.pending {
-		_, n, _ := batchHeader(m.Header)
-		c += n
-	}
-	return c
-}
-
-// flush publishes the pending messages in order; w.mu is held. A message
-// published again after a lost acknowledgement is stored once: the server
-// drops it as a duplicate of its message id.
-func (w *natsWriter) flush(ctx context.Context) error {
-	for len(w.pending) > 0 {
-		m := w.pending[0]
-		pctx, cancel := context.WithTimeout(ctx, w.n.opts.PublishTimeout)
-		_, err := w.n.js.PublishMsg(pctx, m)
-		cancel()
-		if err != nil {
-			first, _, _ := batchHeader(m.Header)
-			e := w.n.unavailable("append", w.lease.Thread, err)
-			e.Seq = first
-			return e
-		}
-		w.pending[0] = nil
-		w.pending = w.pending[1:]
-	}
-	w.pending = nil
-	return nil
-}
-
-func (w *natsWriter) End(ctx context.Context) error {
-	w.mu.Lock()
-	if w.ended {
-		w.mu.Unlock()
+// Close implements journal.Journal: every request in flight is cancelled,
+// writers stop refreshing their leases (which then lapse) and the
+// connection closes. It returns promptly whatever the server does.
+func (n *Journal) Close() error {
+	ws, first := n.life.close()
+	if !first {
 		return nil
 	}
-	w.ended = true
-	// What could not be stored yet is retried until ctx ends: a run that
-	// ends while the server restarts keeps its last records.
-	ferr := w.flush(ctx)
-	for ferr != nil && errors.Is(ferr, journal.ErrUnavailable) && ctx.Err() == nil {
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-ctx.Done():
-		}
-		ferr = w.flush(ctx)
+	n.cancel()
+	for w := range ws {
+		w.halt()
 	}
-	rev, lost := w.rev, w.lost
-	w.mu.Unlock()
-	w.halt()
-	w.n.life.remove(w)
-	if lost == nil {
-		if err := w.n.kv.Delete(ctx, token(w.lease.Thread), jetstream.LastRevision(rev)); err != nil && ferr == nil {
-			// The lease lapses by itself within its TTL.
-			return w.n.unavailable("end", w.lease.Thread, err)
-		}
-	}
-	if ferr != nil {
-		ferr.(*journal.Error).Op = "end"
-	}
-	return ferr
-}
-
-// parseLine reads a record's line (journal.ParseLine) and numbers it seq.
-func parseLine(line []byte, seq uint64) journal.Record {
-	r := journal.ParseLine(line)
-	r.Seq = seq
-	return r
+	n.connMu.Lock()
+	c := n.conn()
+	n.connMu.Unlock()
+	c.nc.Close()
+	return nil
 }
