@@ -86,6 +86,7 @@ type Client struct {
 
 	journal    journal.Journal
 	journalErr func(error)
+	known      knownView // the journal's view of the last thread recorded (record.go); guarded by mu
 
 	mu sync.Mutex // serialises Run
 }
@@ -312,6 +313,9 @@ func (c *Client) run(ctx context.Context, in *event.RunAgentInput) (*view.View, 
 	rec.end(ctx, runErr)
 	if err := c.store.End(runErr); err != nil {
 		return c.store.View(), err
+	}
+	if rec != nil {
+		c.known = rec.known(c.journal, in.ThreadID, c.store.View())
 	}
 	if errors.Is(runErr, io.EOF) {
 		// A clean end that G18 tolerates: End recorded it as a warning.
