@@ -22,43 +22,50 @@ import (
 	"github.com/agview/agview/view"
 )
 
-// growthAgent answers each run with one assistant message of replyBytes,
-// streamed in deltas of at most 4 KB, and a small state snapshot every
-// fifth run.
-func growthAgent(replyBytes int) agenttest.Script {
+// scriptOf returns a Script that plays, for each input, the events play
+// emits (each encoded with event.Encode) until emit reports false.
+func scriptOf(play func(in *event.RunAgentInput, emit func(event.Event) bool)) agenttest.Script {
 	return agenttest.ScriptFunc(func(in *event.RunAgentInput) iter.Seq[json.RawMessage] {
 		return func(yield func(json.RawMessage) bool) {
-			emit := func(e event.Event) bool {
+			play(in, func(e event.Event) bool {
 				b, err := event.Encode(e)
 				if err != nil {
 					panic(err)
 				}
 				return yield(b)
-			}
-			id := "a-" + in.RunID
-			if !emit(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) ||
-				!emit(&event.TextMessageStart{MessageID: id, Role: event.Ptr(event.RoleAssistant)}) {
-				return
-			}
-			reply := strings.Repeat("r", replyBytes)
-			for len(reply) > 0 {
-				n := min(len(reply), 4096)
-				if !emit(&event.TextMessageContent{MessageID: id, Delta: reply[:n]}) {
-					return
-				}
-				reply = reply[n:]
-			}
-			if !emit(&event.TextMessageEnd{MessageID: id}) {
-				return
-			}
-			if len(in.Messages)%5 == 0 {
-				st := json.RawMessage(fmt.Sprintf(`{"turns":%d}`, len(in.Messages)))
-				if !emit(&event.StateSnapshot{Snapshot: st}) {
-					return
-				}
-			}
-			emit(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+			})
 		}
+	})
+}
+
+// growthAgent answers each run with one assistant message of replyBytes,
+// streamed in deltas of at most 4 KB, and a small state snapshot every
+// fifth run.
+func growthAgent(replyBytes int) agenttest.Script {
+	return scriptOf(func(in *event.RunAgentInput, emit func(event.Event) bool) {
+		id := "a-" + in.RunID
+		if !emit(&event.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) ||
+			!emit(&event.TextMessageStart{MessageID: id, Role: event.Ptr(event.RoleAssistant)}) {
+			return
+		}
+		reply := strings.Repeat("r", replyBytes)
+		for len(reply) > 0 {
+			n := min(len(reply), 4096)
+			if !emit(&event.TextMessageContent{MessageID: id, Delta: reply[:n]}) {
+				return
+			}
+			reply = reply[n:]
+		}
+		if !emit(&event.TextMessageEnd{MessageID: id}) {
+			return
+		}
+		if len(in.Messages)%5 == 0 {
+			st := json.RawMessage(fmt.Sprintf(`{"turns":%d}`, len(in.Messages)))
+			if !emit(&event.StateSnapshot{Snapshot: st}) {
+				return
+			}
+		}
+		emit(&event.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
 	})
 }
 

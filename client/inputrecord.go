@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/store"
 	"github.com/agview/agview/view"
 )
 
@@ -139,6 +140,26 @@ func DecodeInputRecord(base *view.View, data []byte) (*event.RunAgentInput, erro
 	}
 	in.Messages = append(msgs, in.Messages...)
 	return in, nil
+}
+
+// FoldInputRecord folds an input record (from EncodeInputRecord, or a whole
+// input) into s, whose view is the one the journal's records before it
+// fold into, as JournalFolder folds it: without reading the history it
+// continues (reducer.InputAfter). It returns the record's input, whose
+// Messages are those the record holds (the history's new messages; all of
+// it for a whole input), with an *event.DecodeError when the record does
+// not decode (the input is then nil), or what the store returned (a
+// *reducer.InputError when the record refers to history the view does not
+// hold; nothing is then folded).
+func FoldInputRecord(s *store.Store, data []byte) (*event.RunAgentInput, error) {
+	r, err := parseInputRecord(data)
+	if err != nil {
+		return nil, err
+	}
+	if r.stateSame {
+		r.in.State = s.View().State()
+	}
+	return r.in, s.InputAfter(r.held, r.heldID, r.in)
 }
 
 // inputRecord is an input record as read: in holds the messages after the
