@@ -216,18 +216,25 @@ func (f *JournalFolder) fold(r journal.Record) {
 			f.end(f.cutError())
 		}
 		f.open, f.run = true, ""
-		in, _, err := event.DecodeInput(r.Data)
+		rec, err := parseInputRecord(r.Data)
 		if err != nil {
 			return // not an input Run recorded: the run's events fold as they are
 		}
+		in := rec.in
 		f.run = in.RunID
+		if rec.stateSame {
+			in.State = f.view().State()
+		}
 		// Run folds its input (the history it sends, docs/protocol.md G15)
 		// before the stream; so does the folder. Run checked it first, so
-		// it folds here as it did there.
+		// it folds here as it did there. The record holds what the view
+		// does not (EncodeInputRecord): the history it continues is the
+		// view's. One that refers to history this view does not hold is
+		// refused (reducer.InputError): the run's events fold as they are.
 		if f.b != nil {
-			_ = f.b.Input(in)
+			_ = f.b.InputAfter(rec.held, rec.heldID, in)
 		} else {
-			_ = f.s.Input(in)
+			_ = f.s.InputAfter(rec.held, rec.heldID, in)
 		}
 	case journal.KindEnd:
 		var e journal.End
@@ -259,6 +266,14 @@ func (f *JournalFolder) check(st journal.Thread) {
 
 func (f *JournalFolder) cutError() error {
 	return &journal.Error{Code: journal.ErrCut, Op: "attach", Thread: f.thread, Err: errors.New("run " + f.run)}
+}
+
+// view returns the view folded so far.
+func (f *JournalFolder) view() *view.View {
+	if f.b != nil {
+		return f.b.View()
+	}
+	return f.s.View()
 }
 
 func (f *JournalFolder) end(cause error) {

@@ -47,6 +47,15 @@
 // was not there when the run started sees the same view; a run whose writer
 // died reads as cut (failed, open invocations abandoned).
 //
+// A run's input record holds only what the journal does not already hold
+// (EncodeInputRecord, docs/journal-format.md): the messages after those the
+// journal's fold of the thread holds as they are, the interrupt answers, and
+// the state only when it changed; the whole input when the history was
+// rewritten from its first message. So a thread's journal is about the size
+// of its messages and events, and Attach folds it in time linear in the
+// thread. Records that hold whole inputs, as earlier versions wrote them,
+// read as before.
+//
 // # Concurrency
 //
 // A Client may run one run at a time: Run and Continue calls on one Client
@@ -86,6 +95,7 @@ type Client struct {
 
 	journal    journal.Journal
 	journalErr func(error)
+	known      knownView // the journal's view of the last thread recorded (record.go); guarded by mu
 
 	mu sync.Mutex // serialises Run
 }
@@ -313,6 +323,9 @@ func (c *Client) run(ctx context.Context, in *event.RunAgentInput) (*view.View, 
 	rec.end(ctx, runErr)
 	if err := c.store.End(runErr); err != nil {
 		return c.store.View(), err
+	}
+	if rec != nil {
+		c.known = rec.known(c.journal, in.ThreadID, c.store.View())
 	}
 	if errors.Is(runErr, io.EOF) {
 		// A clean end that G18 tolerates: End recorded it as a warning.

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/journal"
+	"github.com/agview/agview/reducer"
+	"github.com/agview/agview/view"
 )
 
 // Record a run in the embedded file journal, then attach to its thread as
@@ -46,4 +49,28 @@ func ExampleAttach() {
 	// Output:
 	// run: interrupted
 	// same events: true
+}
+
+// A run's input record holds only what the journal's view of the thread
+// does not: here the new message, with the history it continues named by
+// its length and last id, and the state left out as unchanged.
+func ExampleEncodeInputRecord() {
+	first := &event.RunAgentInput{ThreadID: "t1", RunID: "r1", Messages: []event.Message{
+		{ID: "u1", Role: event.RoleUser, Content: json.RawMessage(`"hello"`)},
+	}}
+	b := reducer.NewBuilder(view.New())
+	_ = b.Input(first)
+	journaled := b.End(nil) // the view the journal folds into so far
+
+	next := client.NextInput(journaled, &client.InputOptions{RunID: "r2", Messages: []event.Message{
+		{ID: "u2", Role: event.RoleUser, Content: json.RawMessage(`"and then?"`)},
+	}})
+	rec, _ := client.EncodeInputRecord(journaled, next)
+	fmt.Println(string(rec))
+
+	in, _ := client.DecodeInputRecord(journaled, rec)
+	fmt.Println(len(in.Messages), "messages,", "state", string(in.State))
+	// Output:
+	// {"threadId":"t1","runId":"r2","protocolVersion":"1.0","messages":[{"id":"u2","role":"user","content":"and then?"}],"tools":[],"context":[],"forwardedProps":{},"agviewBase":1,"agviewBaseId":"u1","agviewStateSame":true}
+	// 2 messages, state {}
 }

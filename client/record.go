@@ -1,17 +1,21 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"iter"
+	"reflect"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/journal"
+	"github.com/agview/agview/reducer"
 	"github.com/agview/agview/transport"
+	"github.com/agview/agview/view"
 )
 
 // WithJournal makes the client record each run (Run and Continue) in j: an
@@ -53,6 +57,9 @@ type recorder struct {
 	onError func(error)
 	recs    []journal.Record
 	ended   bool
+	trusted bool   // the store's view before the run was the journal's (journalView)
+	failed  bool   // an append failed: the journal may not hold what the store folded
+	last    uint64 // the sequence number of the run's end record
 }
 
 // record starts journaling the run of in, or returns nil when the client has
@@ -65,7 +72,13 @@ func (c *Client) record(ctx context.Context, in *event.RunAgentInput) (*recorder
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(in)
+	// Under the lease, the journal's end stays where it is: the input
+	// record holds only what the thread's fold up to there does not.
+	base, trusted, err := c.journalView(ctx, in.ThreadID)
+	var b []byte
+	if err == nil {
+		b, err = EncodeInputRecord(base, in)
+	}
 	if err == nil {
 		_, err = w.Append(ctx, journal.Record{Kind: journal.KindInput, Data: b})
 	}
@@ -73,14 +86,91 @@ func (c *Client) record(ctx context.Context, in *event.RunAgentInput) (*recorder
 		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endTimeout)
 		defer cancel()
 		_ = w.End(ectx)
+		c.known = knownView{}
 		return nil, err
 	}
-	return &recorder{w: w, onError: c.journalErr}, nil
+	return &recorder{w: w, onError: c.journalErr, trusted: trusted}, nil
+}
+
+// knownView is the view the journal of a thread folds into up to a record:
+// the client's own view after a run it recorded, when nothing else had been
+// folded into its store (see journalView).
+type knownView struct {
+	j      journal.Journal
+	thread string
+	seq    uint64 // the run's end record
+	v      *view.View
+}
+
+// journalView returns the view the journal folds thread into up to its last
+// record (the caller holds the thread's lease, so nothing is appended
+// meanwhile), and whether the client's store holds that view, as far as
+// the next run can tell: the same messages and state, so that the view the
+// run leaves in the store is the one the journal will fold into, and the
+// next run may use it as its base (c.known).
+//
+// When the last record is the end of the client's own last run, and the
+// store's view is still the one that run left, that view is the fold: no
+// read. Otherwise the thread is read and folded (once per process that
+// continues a thread another one wrote, and at every run of a client whose
+// store is not the journal's view).
+func (c *Client) journalView(ctx context.Context, thread string) (*view.View, bool, error) {
+	st, err := c.journal.Stat(ctx, thread)
+	if err != nil {
+		return nil, false, err
+	}
+	cur := c.store.View()
+	if k := c.known; k.j == c.journal && k.thread == thread && k.seq == st.Last && k.v != nil {
+		return k.v, cur == k.v || sameConversation(cur, k.v), nil
+	}
+	if st.Last == 0 {
+		fresh := view.New()
+		return fresh, sameConversation(cur, fresh), nil
+	}
+	f := &JournalFolder{thread: thread, b: reducer.NewBuilder(view.New())}
+	for r, err := range c.journal.Read(ctx, thread, 1) {
+		if err != nil {
+			return nil, false, err
+		}
+		if r.Seq > st.Last {
+			break
+		}
+		f.fold(r)
+	}
+	if f.open {
+		// The last run has no end and its writer is gone (we hold the
+		// lease): readers cut it before they read this input, so do we.
+		f.open = false
+		f.end(f.cutError())
+	}
+	v := f.b.View()
+	return v, sameConversation(cur, v), nil
+}
+
+// sameConversation reports whether two views hold the same events count,
+// messages and state: a run folded onto either leaves the same messages and
+// state.
+func sameConversation(a, b *view.View) bool {
+	if a.EventCount() != b.EventCount() || a.MessageCount() != b.MessageCount() || !bytes.Equal(a.State(), b.State()) {
+		return false
+	}
+	next, stop := iter.Pull(b.Messages())
+	defer stop()
+	for m := range a.Messages() {
+		n, ok := next()
+		if !ok || !reflect.DeepEqual(m, n) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *recorder) report(err error) {
-	if err != nil && r.onError != nil {
-		r.onError(err)
+	if err != nil {
+		r.failed = true
+		if r.onError != nil {
+			r.onError(err)
+		}
 	}
 }
 
@@ -100,9 +190,20 @@ func (r *recorder) end(ctx context.Context, cause error) {
 		e.Canceled = errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)
 	}
 	b, _ := json.Marshal(e)
-	_, err := r.w.Append(ctx, journal.Record{Kind: journal.KindEnd, Data: b})
+	last, err := r.w.Append(ctx, journal.Record{Kind: journal.KindEnd, Data: b})
+	r.last = last
 	r.report(err)
 	r.report(r.w.End(ctx))
+}
+
+// known returns what the next run may take as the journal's view of the
+// thread once the store has ended the run with v: v, when the store's view
+// was the journal's before the run and every record was stored.
+func (r *recorder) known(j journal.Journal, thread string, v *view.View) knownView {
+	if r == nil || !r.ended || r.failed || !r.trusted || r.last == 0 {
+		return knownView{}
+	}
+	return knownView{j: j, thread: thread, seq: r.last, v: v}
 }
 
 // events runs runner and yields its events after journaling them, a batch
@@ -152,8 +253,12 @@ func (r *recorder) events(ctx context.Context, runner transport.Runner, in *even
 			}
 			r.recs = r.recs[:0]
 			for _, it := range b.items {
-				if it.n > 0 {
+				var te *transport.Error
+				switch {
+				case it.n > 0:
 					r.recs = append(r.recs, journal.Record{Kind: journal.KindEvent, Data: b.arena[it.off : it.off+it.n]})
+				case !errors.As(it.err, &te):
+					r.failed = true // folded without a frame: the journal will not fold it
 				}
 			}
 			if len(r.recs) > 0 {
@@ -166,8 +271,13 @@ func (r *recorder) events(ctx context.Context, runner transport.Runner, in *even
 				acancel()
 				r.report(err)
 			}
-			for _, it := range b.items {
+			for i, it := range b.items {
 				if !yield(it.e, it.err) {
+					if it.err == nil || i < len(b.items)-1 {
+						// Journaled, not folded (WithStopOnViolation): the
+						// journal's view is not the store's.
+						r.failed = true
+					}
 					return
 				}
 			}

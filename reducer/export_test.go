@@ -8,7 +8,7 @@ import (
 // InputBySnapshot is Input always folding the history as a snapshot, for
 // tests that compare it with the path that appends only new messages.
 func InputBySnapshot(v *view.View, in *event.RunAgentInput) (*view.View, error) {
-	return input(v, in, false)
+	return input(v, in, false, false)
 }
 
 // LastResult is folder.lastResult for message holder of v: the tool

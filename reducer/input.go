@@ -73,12 +73,14 @@ func (e *InputError) Error() string {
 // reads O(history + messages v holds) and, continuing a conversation,
 // changes the view by O(new messages).
 func Input(v *view.View, in *event.RunAgentInput) (*view.View, error) {
-	return input(v, in, true)
+	return input(v, in, true, false)
 }
 
 // input is Input; continuing false always takes the snapshot path (tests
-// compare the two).
-func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, error) {
+// compare the two). held: the history is every message v holds but
+// activity, then in.Messages, which name none of v's messages and hold no
+// activity (InputAfter).
+func input(v *view.View, in *event.RunAgentInput, continuing, held bool) (*view.View, error) {
 	if in == nil {
 		in = &event.RunAgentInput{}
 	}
@@ -115,7 +117,9 @@ func input(v *view.View, in *event.RunAgentInput, continuing bool) (*view.View, 
 	if in.ThreadID != "" {
 		r.Thread = in.ThreadID
 	}
-	if viol := f.history(in.Messages, continuing); viol != nil {
+	if held {
+		f.historyAfter(in.Messages)
+	} else if viol := f.history(in.Messages, continuing); viol != nil {
 		// Unreachable: duplicates were refused above.
 		return v, &InputError{Rule: viol.Rule, Index: -1, Reason: viol.Message}
 	}

@@ -198,6 +198,14 @@ func (s *Store) Input(in *event.RunAgentInput) error {
 	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.Input(cur, in) })
 }
 
+// InputAfter folds the input of a run whose history is the first held
+// messages the view holds (activity left out) followed by in.Messages, as
+// reducer.InputAfter does (a journal's input record, package client). It
+// returns what Input returns, and reducer.InputAfter's *reducer.InputError.
+func (s *Store) InputAfter(held int, lastID string, in *event.RunAgentInput) error {
+	return s.apply(func(cur *view.View) (*view.View, error) { return reducer.InputAfter(cur, held, lastID, in) })
+}
+
 // End records the end of the stream (reducer.End): cause nil means the stream
 // ended; an error matching io.EOF means it ended cleanly, though not as its
 // format says (recorded as a warning, docs/protocol.md G18); a context error means

@@ -512,7 +512,7 @@ func (s *Server) begin(ctx context.Context, t *thread, opts client.InputOptions)
 	if err := client.CheckResume(v, in, time.Now()); err != nil {
 		return &RequestError{Status: http.StatusConflict, Where: "answer", Reason: err.Error(), Err: err}
 	}
-	data, err := json.Marshal(in)
+	data, err := client.EncodeInputRecord(v, in) // what the journal does not hold (v is its fold)
 	if err != nil {
 		return fmt.Errorf("bff: cannot encode the run's input: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/store"
@@ -122,11 +123,12 @@ func (t *thread) apply(rec journal.Record) {
 			// away without one.
 			t.finish(cutError(t.id, prev))
 		}
-		in, _, err := event.DecodeInput(rec.Data)
-		if err != nil {
+		// The record holds what the journal did not (client.EncodeInputRecord).
+		in, err := client.FoldInputRecord(t.st, rec.Data)
+		if in == nil {
 			t.log.Error("a run's input in the journal does not decode; its run is shown without it", "thread", t.id, "seq", rec.Seq, "err", err)
 			in = &event.RunAgentInput{}
-		} else if err := t.st.Input(in); err != nil {
+		} else if err != nil {
 			t.log.Warn("a run's input does not fold", "thread", t.id, "seq", rec.Seq, "err", err)
 		}
 		t.mu.Lock()
