@@ -323,3 +323,12 @@ func BenchmarkTokenAt10kMessages(b *testing.B) {
 	evs, _ := h.since(h.seq - 1)
 	b.ReportMetric(float64(len(evs[0])), "frame-bytes")
 }
+
+func nopLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func foldOne(t testing.TB, v *view.View, line string) *view.View {
+	t.Helper()
+	nv, err := reducer.FoldJSON(v, []byte(line))
+	require.NoError(t, err, line)
+	return nv
+}
