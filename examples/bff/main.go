@@ -1,13 +1,11 @@
 // Command bff is a backend-for-frontend for AG-UI agents, wired from
 // package threads: flags, a journal, an identity per browser, the page.
-// Run from the repository root:
+// The examples are a module of their own: run it from examples/.
 //
-//	go run ./examples/bff                 # the demo swarm, on http://127.0.0.1:8080/
-//	go run ./examples/bff -agent http://localhost:8000/agent
-//	go run ./examples/bff -journal nats://127.0.0.1:4222 -name bff-1 -cookie-key /shared/bff.key
-//
-// (The examples are a module of their own, which the repository's go.work
-// names; from examples/, `go run ./bff` works too.)
+//	cd examples
+//	go run ./bff                 # the demo swarm, on http://127.0.0.1:8080/
+//	go run ./bff -agent http://localhost:8000/agent
+//	go run ./bff -journal nats://127.0.0.1:4222 -name bff-1 -cookie-key /shared/bff.key
 //
 // A NATS journal needs a nats-server with JetStream on: `nats-server -js`,
 // or, without one installed, `cd examples && go tool nats-server -js`.
