@@ -226,8 +226,8 @@ func TestPatchesRebuildTheSnapshot(t *testing.T) {
 	}{
 		{"panes every frame", paneStream, 1},
 		{"panes every third frame", paneStream, 3},
-		{"swarm every other frame", swarmLines, 2},
-		{"swarm every 13th frame", swarmLines, 13},
+		{"swarm every 5th frame", swarmLines, 5},
+		{"swarm every 17th frame", swarmLines, 17},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			views := foldAll(t, tc.lines)

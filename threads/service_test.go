@@ -124,6 +124,7 @@ func TestRoutes(t *testing.T) {
 		{"stop an idle thread", "alice", "POST", alice.Stop, `{}`, 409, "not_running"},
 		{"unknown thread", "alice", "GET", "/threads/nope/view", "", 404, "not_found"},
 		{"id too long", "alice", "GET", "/threads/" + long + "/view", "", 400, "bad_request"},
+		{"id of 100 KB", "alice", "POST", "/threads/" + strings.Repeat("b", 100<<10) + "/runs", `{}`, 400, "got 102400 bytes"},
 		{"id with a bad character", "alice", "GET", "/threads/a%20b/view", "", 400, "bad_request"},
 		{"dot id", "alice", "POST", "/threads/../runs", `{}`, 404, ""},
 		{"start with a bad body", "alice", "POST", "/threads", `{"msg":1}`, 400, "unknown field"},
@@ -134,6 +135,9 @@ func TestRoutes(t *testing.T) {
 			status, body := f.do(t, tc.owner, tc.method, tc.path, tc.body)
 			assert.Equal(t, tc.status, status, body)
 			assert.Contains(t, body, tc.want)
+			if status >= 400 {
+				assert.Less(t, len(body), 512, "a refusal is bounded, whatever the request")
+			}
 		})
 	}
 }
@@ -232,6 +236,26 @@ func TestLimits(t *testing.T) {
 		}, 5*time.Second, 10*time.Millisecond)
 		status, _ := f.do(t, "alice", "GET", info.View, "")
 		assert.Equal(t, http.StatusNotFound, status)
+	})
+	t.Run("refused events", func(t *testing.T) {
+		frames := []json.RawMessage{json.RawMessage(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)}
+		for range 5000 {
+			frames = append(frames, json.RawMessage(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"}`))
+		}
+		agent := agenttest.NewServer(agenttest.Frames(frames...), &agenttest.Options{Delay: 100 * time.Microsecond})
+		t.Cleanup(agent.Close)
+		j := journal.NewMemory("")
+		t.Cleanup(func() { _ = j.Close() })
+		svc, err := New(j, agent.URL(), &Options{Identify: byHeader, MaxRefused: 20})
+		require.NoError(t, err)
+		t.Cleanup(svc.Close)
+		info, err := svc.Start(t.Context(), "alice", "")
+		require.NoError(t, err)
+		f := &fixture{svc: svc, j: j}
+		f.wait(t, info.ID)
+		st, err := j.Stat(t.Context(), info.ID)
+		require.NoError(t, err)
+		assert.Less(t, st.Last, uint64(2000), "the run was stopped long before its 5000 refused events")
 	})
 	t.Run("list pages", func(t *testing.T) {
 		f := newFixture(t, nil, nil)
