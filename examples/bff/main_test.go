@@ -122,7 +122,9 @@ func (v *viewer) put(p *threads.Pane) {
 }
 
 func applyOp(p *threads.Pane, op threads.ItemOp) {
-	find := func(k string) int { return slices.IndexFunc(p.Items, func(it threads.PaneItem) bool { return it.Key == k }) }
+	find := func(k string) int {
+		return slices.IndexFunc(p.Items, func(it threads.PaneItem) bool { return it.Key == k })
+	}
 	switch {
 	case op.Put != nil:
 		if i := find(op.Put.Key); i >= 0 {
