@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,45 +76,11 @@ func (vw *viewer) apply(t *testing.T, name string, data []byte) {
 				cur.Items = items
 			}
 			for _, op := range pp.Ops {
-				applyOp(t, cur, op)
+				require.True(t, cur.Apply(op), "op %+v on pane %s", op, pp.Key)
 			}
 		}
 	default:
 		t.Fatalf("unknown event %q", name)
-	}
-}
-
-func applyOp(t *testing.T, p *Pane, op ItemOp) {
-	t.Helper()
-	find := func(k string) int { return slices.IndexFunc(p.Items, func(it PaneItem) bool { return it.Key == k }) }
-	switch {
-	case op.Put != nil:
-		if i := find(op.Put.Key); i >= 0 {
-			p.Items[i] = *op.Put
-			return
-		}
-		at := len(p.Items)
-		if op.After != nil {
-			at = 0
-			if *op.After != "" {
-				i := find(*op.After)
-				require.GreaterOrEqual(t, i, 0, "put after unknown item %s", *op.After)
-				at = i + 1
-			}
-		}
-		p.Items = slices.Insert(p.Items, at, *op.Put)
-	case op.Del != "":
-		i := find(op.Del)
-		require.GreaterOrEqual(t, i, 0, "del of unknown item %s", op.Del)
-		p.Items = slices.Delete(p.Items, i, i+1)
-	default:
-		i := find(op.Key)
-		require.GreaterOrEqual(t, i, 0, "op on unknown item %s", op.Key)
-		p.Items[i].Text += op.Text
-		p.Items[i].Args += op.Args
-		if op.Status != "" {
-			p.Items[i].Status = op.Status
-		}
 	}
 }
 

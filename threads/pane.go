@@ -3,6 +3,7 @@ package threads
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/agview/agview/event"
@@ -231,7 +232,7 @@ func diffItem(a, b *PaneItem) []ItemOp {
 	}
 	same := a.Kind == b.Kind && a.ID == b.ID && a.Role == b.Role && a.Name == b.Name &&
 		bytes.Equal(a.Result, b.Result) && a.ToolCallID == b.ToolCallID && a.ActivityType == b.ActivityType &&
-		bytes.Equal(a.Content, b.Content) && equalStrings(a.Subagents, b.Subagents)
+		bytes.Equal(a.Content, b.Content) && slices.Equal(a.Subagents, b.Subagents)
 	text, textOK := tail(a.Text, b.Text)
 	args, argsOK := tail(a.Args, b.Args)
 	if !same || !textOK || !argsOK {
@@ -255,18 +256,6 @@ func diffItem(a, b *PaneItem) []ItemOp {
 	return ops
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // marshal encodes x as JSON the way a browser's JSON.stringify would (no
 // HTML escaping), without a trailing newline.
 func marshal(x any) ([]byte, error) {
@@ -277,4 +266,52 @@ func marshal(x any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+}
+
+// Apply applies one item operation of a patch to p, as docs/panes.md says a
+// client does, and reports whether it could: false when op names an item p
+// does not have (the client then asks for a snapshot).
+func (p *Pane) Apply(op ItemOp) bool {
+	find := func(k string) int {
+		for i := len(p.Items) - 1; i >= 0; i-- {
+			if p.Items[i].Key == k {
+				return i
+			}
+		}
+		return -1
+	}
+	switch {
+	case op.Put != nil:
+		if i := find(op.Put.Key); i >= 0 {
+			p.Items[i] = *op.Put
+			return true
+		}
+		at := len(p.Items)
+		if op.After != nil {
+			at = 0
+			if *op.After != "" {
+				if at = find(*op.After) + 1; at == 0 {
+					return false
+				}
+			}
+		}
+		p.Items = slices.Insert(p.Items, at, *op.Put)
+	case op.Del != "":
+		i := find(op.Del)
+		if i < 0 {
+			return false
+		}
+		p.Items = slices.Delete(p.Items, i, i+1)
+	default:
+		i := find(op.Key)
+		if i < 0 {
+			return false
+		}
+		p.Items[i].Text += op.Text
+		p.Items[i].Args += op.Args
+		if op.Status != "" {
+			p.Items[i].Status = op.Status
+		}
+	}
+	return true
 }

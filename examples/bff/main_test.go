@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +106,9 @@ func (v *viewer) apply(ev transport.SSEEvent) error {
 				cur.Items = items
 			}
 			for _, op := range pp.Ops {
-				applyOp(cur, op)
+				if !cur.Apply(op) {
+					return fmt.Errorf("op %+v names no item of pane %s", op, pp.Key)
+				}
 			}
 		}
 	}
@@ -119,36 +120,6 @@ func (v *viewer) put(p *threads.Pane) {
 		v.order = append(v.order, p.Key)
 	}
 	v.panes[p.Key] = p
-}
-
-func applyOp(p *threads.Pane, op threads.ItemOp) {
-	find := func(k string) int {
-		return slices.IndexFunc(p.Items, func(it threads.PaneItem) bool { return it.Key == k })
-	}
-	switch {
-	case op.Put != nil:
-		if i := find(op.Put.Key); i >= 0 {
-			p.Items[i] = *op.Put
-			return
-		}
-		at := len(p.Items)
-		if op.After != nil {
-			at = find(*op.After) + 1
-		}
-		p.Items = slices.Insert(p.Items, at, *op.Put)
-	case op.Del != "":
-		if i := find(op.Del); i >= 0 {
-			p.Items = slices.Delete(p.Items, i, i+1)
-		}
-	default:
-		if i := find(op.Key); i >= 0 {
-			p.Items[i].Text += op.Text
-			p.Items[i].Args += op.Args
-			if op.Status != "" {
-				p.Items[i].Status = op.Status
-			}
-		}
-	}
 }
 
 // watch reads the events stream of body into v until stop says so.
