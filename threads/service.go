@@ -369,7 +369,8 @@ func (s *Service) lookup(ctx context.Context, r *http.Request, owner string) (*t
 // load folds thread id (client.Attach) and keeps it, letting the least
 // recently used thread without a run here go beyond MaxLoaded.
 func (s *Service) load(ctx context.Context, id string, meta journal.Meta) (*thread, error) {
-	t := &thread{id: id, owner: meta.Owner, meta: meta, svc: s, used: time.Now()}
+	t := &thread{id: id, owner: meta.Owner, meta: meta, svc: s}
+	t.touch()
 	att, err := client.Attach(s.ctx, skipJournal{Journal: s.j, t: t}, id, nil)
 	if err != nil {
 		return nil, err
@@ -396,7 +397,7 @@ func (s *Service) load(ctx context.Context, id string, meta journal.Meta) (*thre
 	var drop *thread
 	if len(s.threads) > s.opts.MaxLoaded {
 		for _, o := range s.threads {
-			if o != t && (drop == nil || o.used.Before(drop.used)) && o.local == nil {
+			if o != t && (drop == nil || o.used.Load() < drop.used.Load()) && !o.running() {
 				drop = o
 			}
 		}

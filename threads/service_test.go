@@ -257,6 +257,19 @@ func TestLimits(t *testing.T) {
 		require.NoError(t, err)
 		assert.Less(t, st.Last, uint64(2000), "the run was stopped long before its 5000 refused events")
 	})
+	t.Run("threads in memory", func(t *testing.T) {
+		f := newFixture(t, &Options{MaxLoaded: 1}, nil)
+		a, b := f.start(t, "alice"), f.start(t, "alice")
+		f.svc.mu.Lock()
+		loaded := len(f.svc.threads)
+		f.svc.mu.Unlock()
+		assert.Equal(t, 1, loaded, "the least recently used thread is let go")
+		for _, info := range []ThreadInfo{a, b} {
+			status, body := f.do(t, "alice", "GET", info.View, "")
+			assert.Equal(t, http.StatusOK, status, body)
+			assert.Contains(t, body, `"interrupted"`, "folded again from the journal")
+		}
+	})
 	t.Run("list pages", func(t *testing.T) {
 		f := newFixture(t, nil, nil)
 		var want []string

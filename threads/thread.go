@@ -29,10 +29,10 @@ type thread struct {
 	unsub func()
 
 	seen atomic.Uint64 // the last record the attachment was handed or skipped
+	used atomic.Int64  // when a request last named the thread (Unix nanoseconds)
 
 	mu      sync.Mutex
 	local   *localRun // this replica's run in progress, nil when none
-	used    time.Time // when a request last named the thread
 	retired bool      // detached: no run may start
 }
 
@@ -145,10 +145,13 @@ func (t *thread) catchUp(ctx context.Context) error {
 }
 
 // touch records that a request named the thread.
-func (t *thread) touch() {
+func (t *thread) touch() { t.used.Store(time.Now().UnixNano()) }
+
+// running reports whether this replica runs a run of the thread.
+func (t *thread) running() bool {
 	t.mu.Lock()
-	t.used = time.Now()
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	return t.local != nil
 }
 
 // setLocal records this replica's run in progress, unless the thread was
