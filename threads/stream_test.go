@@ -152,3 +152,39 @@ func TestThousandViewersOneCore(t *testing.T) {
 	}
 	t.Logf("%d viewers, %d tokens in %v on one core", viewers, tokens, took)
 }
+
+// The legacy stream replays a finished thread without subagents, and ends.
+func TestLegacyStream(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	info := f.start(t, "alice")
+	status, body := f.do(t, "alice", "GET", info.Legacy, "")
+	require.Equal(t, http.StatusOK, status)
+	assert.Contains(t, body, `"type":"RUN_STARTED"`)
+	assert.False(t, strings.Contains(body, `"type":"SUBAGENT_`), "no SUBAGENT_ event in the legacy stream")
+}
+
+// Stop cancels the run in progress: the thread reads cancelled, and a stop
+// with no run in progress is a 409.
+func TestStop(t *testing.T) {
+	f := newFixture(t, nil, &agenttest.Options{Delay: 20 * time.Millisecond})
+	status, body := f.do(t, "alice", "POST", "/threads", `{}`)
+	require.Equal(t, http.StatusCreated, status, body)
+	var info ThreadInfo
+	require.NoError(t, json.Unmarshal([]byte(body), &info))
+	var started viewer
+	readStream(t, f, "alice", info.Events, &started, func(vw *viewer) bool {
+		var h Header
+		return json.Unmarshal(vw.run, &h) == nil && h.Status == "running"
+	})
+	status, body = f.do(t, "alice", "POST", info.Stop, "")
+	require.Equal(t, http.StatusAccepted, status, body)
+	f.wait(t, info.ID)
+	var vw viewer
+	readStream(t, f, "alice", info.Events, &vw, func(*viewer) bool { return true })
+	var h Header
+	require.NoError(t, json.Unmarshal(vw.run, &h))
+	assert.Equal(t, "cancelled", string(h.Status))
+	assert.Equal(t, "The run was stopped.", h.Error)
+	status, _ = f.do(t, "alice", "POST", info.Stop, "")
+	assert.Equal(t, http.StatusConflict, status)
+}
