@@ -3,7 +3,6 @@ package threads
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/agview/agview/event"
@@ -141,7 +140,7 @@ func sentence(msg string) string {
 	switch {
 	case strings.Contains(msg, journal.ErrCut.String()):
 		return "The run was cut off: the service running it went away before it ended."
-	case errors.Is(errorString(msg), context.Canceled), strings.Contains(msg, "context canceled"), strings.Contains(msg, journal.ErrStopped.String()):
+	case strings.Contains(msg, context.Canceled.Error()), strings.Contains(msg, journal.ErrStopped.String()):
 		return "The run was stopped."
 	}
 	parts := strings.Split(msg, ": ")
@@ -169,7 +168,3 @@ func sentence(msg string) string {
 	}
 	return s
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
