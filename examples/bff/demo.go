@@ -6,6 +6,7 @@ import (
 
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/event"
+	"github.com/agview/agview/threads"
 )
 
 // demoAgent is the agent the service starts when it is given none:
@@ -74,7 +75,7 @@ func echoInput(frame json.RawMessage, input *event.RunAgentInput) json.RawMessag
 func lastUserText(input *event.RunAgentInput) (string, bool) {
 	for i := len(input.Messages) - 1; i >= 0; i-- {
 		if m := input.Messages[i]; m.Role == event.RoleUser {
-			return ContentText(m.Content), true
+			return threads.ContentText(m.Content), true
 		}
 	}
 	return "", false

@@ -1,56 +1,27 @@
-// Command bff is a backend-for-frontend for AG-UI agents: an HTTP service
-// that starts agent runs with agview's client, keeps each thread (a
-// conversation: its runs' inputs and events) in a journal, and serves a web
-// page showing one live pane per subagent invocation, nested as the
-// invocation tree nests, with status badges, streaming text, tool calls and
-// the thread's state. Several replicas sharing a NATS journal serve every
-// thread.
+// Command bff is a backend-for-frontend for AG-UI agents, wired from
+// package threads: flags, a journal, an identity per browser, the page.
+// The examples are a module of their own: run it from examples/.
 //
-//	go run ./examples/bff                        # the demo swarm, on http://127.0.0.1:8080/
-//	go run ./examples/bff -agent http://localhost:8000/agent
-//	go run ./examples/bff -journal nats://127.0.0.1:4222 -name bff-1
+//	cd examples
+//	go run ./bff                 # the demo swarm, on http://127.0.0.1:8080/
+//	go run ./bff -agent http://localhost:8000/agent
+//	go run ./bff -journal nats://127.0.0.1:4222 -name bff-1 -cookie-key /shared/bff.key
 //
-// Flags:
+// A NATS journal needs a nats-server with JetStream on: `nats-server -js`,
+// or, without one installed, `cd examples && go tool nats-server -js`.
 //
-//	-addr ADDR       address to listen on (default 127.0.0.1:8080)
-//	-allow-host H    a Host the service answers besides loopback names and
-//	                 the listen address (repeat, or comma-separate)
-//	-journal DSN     where threads are kept: memory, file:DIR, nats://HOST:PORT
-//	                 (default file: in the per-user data directory)
-//	-name NAME       this replica's name in the journal's leases (HOST:PID)
-//	-lease-ttl D     with nats://: how long before a dead replica's run reads
-//	                 as cut (default 10s)
-//	-agent URL       the AG-UI agent: http(s) for SSE, ws(s) for WebSocket;
-//	                 empty starts agenttest's demo swarm on loopback
-//	-delay D         the demo agent's pause before each event (default 6ms)
-//	-seed N          the demo swarm's seed (default 1)
-//	-interval D      shortest time between two writes to one browser (default 50ms)
-//	-max-viewers N   event streams open at once (default 1000)
-//	-max-viewers-per-client N   ... from one client address (default 32)
-//
-// The browser never talks to the agent. It receives the view over SSE from
-// the service: a snapshot when it connects, then the JSON of each invocation
-// that changed, serialised once per change and shared by every tab watching
-// the thread (see Server and serveEvents for the routes and the stream). GET
-// /threads/{id}/legacy re-emits the agent's stream through
-// transform.HideSubagents, for a consumer older than subagent support.
+// Identity: each browser gets an owner id in a signed, HttpOnly, SameSite
+// cookie (see cookieIdentity); the key is generated on first start and kept
+// beside the journal, mode 0600 (-cookie-key names another file; replicas
+// share one). A thread belongs to the browser that started it. To plug real
+// authentication in, give threads.Options.Identify a function that returns
+// the signed-in user's id from the request (a session, a verified JWT, a
+// header your proxy sets) and drop the cookie.
 //
 // # Concurrency
 //
-// A run goes on a goroutine that Server.Close cancels and waits for: it
-// journals the run's input and every event before the client folds it.
-// Each thread a replica serves has a follower goroutine that folds the
-// journal into the thread's store, and a watcher that marks a run cut when
-// its writer's lease is gone. The store's only subscriber is the thread's
-// hub, which turns each view it is handed into a frame (the latest SSE
-// event of every pane, of the header and of the state, re-serialising only
-// the invocations whose *view.Invocation changed) and rings every viewer's
-// one-slot doorbell without waiting. Each viewer is an HTTP handler
-// goroutine that writes the latest frame's changes when it is ready: a slow
-// tab skips intermediate versions and never slows the store, the agent or
-// the other tabs; one that falls behind is dropped. Handler goroutines
-// belong to the http.Server and end when the viewer leaves or Server.Close
-// ends their stream.
+// main serves until SIGINT or SIGTERM, then closes the service (ending its
+// runs and event streams) before shutting the HTTP server down.
 package main
 
 import (
@@ -74,6 +45,7 @@ import (
 	"github.com/agview/agview/agenttest"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/journal/natsjournal"
+	"github.com/agview/agview/threads"
 )
 
 func main() {
@@ -94,20 +66,16 @@ const (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bff [-addr ADDR] [-allow-host HOST]... [-journal DSN] [-name NAME] [-lease-ttl D] [-agent URL] [-delay D] [-seed N] [-interval D]")
-		fs.PrintDefaults()
-	}
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	agent := fs.String("agent", "", "the AG-UI agent's URL (http(s) for SSE, ws(s) for WebSocket); empty starts the demo swarm")
 	delay := fs.Duration("delay", 6*time.Millisecond, "with no -agent: the demo agent's pause before each event")
 	seed := fs.Int64("seed", 1, "with no -agent: the demo swarm's seed")
-	interval := fs.Duration("interval", 50*time.Millisecond, "shortest time between two writes to one browser")
-	maxViewers := fs.Int("max-viewers", DefaultMaxViewers, "event streams open at once, in all")
-	maxPerClient := fs.Int("max-viewers-per-client", DefaultMaxViewersPerClient, "event streams open at once from one client address")
-	dsn := fs.String("journal", defaultJournal(), "where threads are kept: memory, file:DIR (the embedded default) or nats://HOST:PORT (replicas sharing a NATS JetStream server)")
+	interval := fs.Duration("interval", threads.DefaultFlushInterval, "shortest time between two writes to one browser")
+	dsn := fs.String("journal", defaultJournal(), "where threads are kept: memory, file:DIR or nats://HOST:PORT (a nats-server -js shared by replicas)")
 	name := fs.String("name", journal.DefaultOwner(), "this replica's name in the journal's leases")
 	leaseTTL := fs.Duration("lease-ttl", natsjournal.DefaultLeaseTTL, "with nats://: how long a dead replica's run takes to read as cut")
+	keyFile := fs.String("cookie-key", "", "the file of the key signing the identity cookie (made, mode 0600, when missing); default: beside a file journal, else in the user's data directory")
+	expiry := fs.Duration("expire", threads.DefaultIdleExpiry, "delete a thread idle for this long (negative: never)")
 	var allow hostList
 	fs.Var(&allow, "allow-host", "a Host the service answers besides loopback names and the listen address (repeat, or comma-separate)")
 	if err := fs.Parse(args); err != nil {
@@ -118,7 +86,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "bff: unexpected arguments %q\n", fs.Args())
-		fs.Usage()
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -126,6 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	j, err := openJournal(ctx, *dsn, *name, *leaseTTL)
 	if err != nil {
 		fmt.Fprintf(stderr, "bff: -journal %s: %v\n", *dsn, err)
+		if strings.HasPrefix(*dsn, "nats:") {
+			fmt.Fprintln(stderr, "bff: start a NATS server with JetStream on: nats-server -js (or: cd examples && go tool nats-server -js)")
+		}
 		var je *journal.Error
 		if errors.As(err, &je) && je.Code == journal.ErrInvalid {
 			return exitUsage
@@ -133,7 +103,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer j.Close() // after svc.Close below
-
+	if *keyFile == "" {
+		*keyFile = defaultKeyFile(*dsn)
+	}
+	id, err := newCookieIdentity(*keyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "bff: -cookie-key: %v\n", err)
+		return exitError
+	}
 	if *agent == "" {
 		demo := agenttest.NewServer(demoAgent(&agenttest.SwarmConfig{Seed: *seed}), &agenttest.Options{Delay: *delay})
 		defer demo.Close() // after svc.Close below: runs end first
@@ -145,9 +122,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer ln.Close()
-	svc, err := NewServer(*agent, &Options{
-		FlushInterval: *interval, Logger: logger, AllowedHosts: append(listenHosts(ln.Addr()), allow...),
-		MaxViewers: *maxViewers, MaxViewersPerClient: *maxPerClient, Journal: j,
+	svc, err := threads.New(j, *agent, &threads.Options{
+		Identify: id.owner, FlushInterval: *interval, IdleExpiry: *expiry, Logger: logger,
+		AllowedHosts: append(listenHosts(ln.Addr()), allow...),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -155,19 +132,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer svc.Close()
 
-	hs := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: id.middleware(svc), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "agview BFF on http://%s/ (agent %s, journal %s)\n", ln.Addr(), *agent, *dsn)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-
 	select {
 	case <-ctx.Done():
 	case err := <-served:
 		fmt.Fprintf(stderr, "bff: %v\n", err)
 		return exitError
 	}
-	// End the runs and the event streams first: Shutdown waits for handlers,
-	// and an event stream never ends by itself.
+	// End the runs and the event streams first: Shutdown waits for
+	// handlers, and an event stream never ends by itself.
 	svc.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -193,9 +169,7 @@ func (l *hostList) Set(v string) error {
 	return nil
 }
 
-// listenHosts returns the Host values that name the listen address addr:
-// itself, and, when it listens on every interface, each interface address
-// and the machine's host name, with the port.
+// listenHosts returns the Host values that name the listen address.
 func listenHosts(addr net.Addr) []string {
 	ta, ok := addr.(*net.TCPAddr)
 	if !ok {
@@ -219,16 +193,29 @@ func listenHosts(addr net.Addr) []string {
 	return hosts
 }
 
-// defaultJournal returns the embedded journal in the user's data directory
-// ($XDG_DATA_HOME or ~/.local/share on Unix, ~/Library/Application Support
-// on macOS, %LocalAppData% on Windows): file:DIR/agview/bff/threads; memory
-// when there is no such directory.
+// defaultJournal returns the file journal in the user's data directory,
+// or memory when there is none.
 func defaultJournal() string {
 	dir, err := userDataDir()
 	if err != nil {
 		return "memory"
 	}
 	return "file:" + filepath.Join(dir, "agview", "bff", "threads")
+}
+
+// defaultKeyFile returns where the cookie key is kept: beside a file
+// journal's directory, else in the user's data directory ("" for memory
+// only: a key that lasts as long as the process).
+func defaultKeyFile(dsn string) string {
+	if dir, ok := strings.CutPrefix(dsn, "file:"); ok {
+		return filepath.Join(filepath.Dir(filepath.Clean(dir)), "bff-cookie.key")
+	}
+	if strings.HasPrefix(dsn, "nats:") {
+		if d, err := userDataDir(); err == nil {
+			return filepath.Join(d, "agview", "bff", "bff-cookie.key")
+		}
+	}
+	return ""
 }
 
 // userDataDir returns the directory for the user's application data.
@@ -256,8 +243,7 @@ func userDataDir() (string, error) {
 	return filepath.Join(home, ".local", "share"), nil
 }
 
-// openJournal opens the journal dsn names (journal.Open), whose leases name
-// owner; a NATS journal's leases last leaseTTL without a refresh.
+// openJournal opens the journal dsn names, whose leases name owner.
 func openJournal(ctx context.Context, dsn, owner string, leaseTTL time.Duration) (journal.Journal, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a NATS server that does not answer
 	defer cancel()

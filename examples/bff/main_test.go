@@ -2,15 +2,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"net/http/cookiejar"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,13 +21,18 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/threads"
 	"github.com/agview/agview/transport"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files and the screenshot under testdata")
+var update = flag.Bool("update", false, "rewrite the screenshot under testdata")
 
 func TestMain(m *testing.M) {
+	// Say it where plain `go test` shows it: without Chromium the browser
+	// tests are skipped.
+	if chromiumPath() == "" {
+		fmt.Fprintln(os.Stderr, "bff: no chromium on PATH: the browser tests are SKIPPED (install chromium; AGVIEW_REQUIRE_BROWSER=1 makes this a failure)")
+	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
 		if binDir != "" {
 			os.RemoveAll(binDir)
@@ -34,128 +40,91 @@ func TestMain(m *testing.M) {
 	}))
 }
 
+// chromiumPath returns the path of a Chromium binary, "" when none.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
 // testCtx returns a context that ends with the test or after a generous
-// deadline, whichever comes first, so that a hang fails instead of stalling.
+// deadline.
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// env is a service in front of a demo agent, both on loopback.
-type env struct {
-	agent *agenttest.Server
-	svc   *Server
-	ts    *httptest.Server
-}
-
-// newEnv starts script (the service's demo agent, the swarm of seed 1, when
-// nil) behind a service
-// configured with opts. Cleanup closes the service first (ending its
-// streams), then the HTTP server, then the agent.
-func newEnv(t *testing.T, script agenttest.Script, agentOpts *agenttest.Options, opts *Options) *env {
-	t.Helper()
-	if script == nil {
-		script = demoAgent(&agenttest.SwarmConfig{Seed: 1})
-	}
-	e := &env{agent: agenttest.NewServer(script, agentOpts)}
-	t.Cleanup(e.agent.Close)
-	svc, err := NewServer(e.agent.URL(), opts)
-	require.NoError(t, err)
-	e.svc = svc
-	e.ts = httptest.NewServer(svc)
-	t.Cleanup(e.ts.Close)
-	t.Cleanup(svc.Close)
-	return e
-}
-
-// start POSTs /runs and returns the new run.
-func (e *env) start(t *testing.T, body string) ThreadInfo {
-	t.Helper()
-	res, err := http.Post(e.ts.URL+"/threads", "application/json", strings.NewReader(body))
-	require.NoError(t, err)
-	defer res.Body.Close()
-	require.Equal(t, http.StatusCreated, res.StatusCode, "POST /threads answers 201")
-	var info ThreadInfo
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
-	assert.Equal(t, info.Page, res.Header.Get("Location"))
-	return info
-}
-
-// viewer is what a browser tab keeps: the latest JSON of every pane, the
-// header and the state, applied from the events stream.
+// viewer applies the pane stream (docs/panes.md) as the page does.
 type viewer struct {
-	panes     map[string]json.RawMessage
-	header    Header
-	rawHeader json.RawMessage
-	state     json.RawMessage
-	snapshots int
-	events    int
-	lastID    string
+	header threads.Header
+	panes  map[string]*threads.Pane
+	order  []string
+	events int
 }
 
-// apply folds one SSE event into the viewer.
 func (v *viewer) apply(ev transport.SSEEvent) error {
 	v.events++
-	if ev.ID != "" {
-		v.lastID = ev.ID
-	}
 	switch ev.Event {
-	case EventSnapshot:
-		var s struct {
-			Run   json.RawMessage   `json:"run"`
-			State json.RawMessage   `json:"state"`
-			Panes []json.RawMessage `json:"panes"`
-		}
+	case threads.EventSnapshot:
+		var s threads.Snapshot
 		if err := json.Unmarshal([]byte(ev.Data), &s); err != nil {
 			return err
 		}
-		v.snapshots++
-		v.panes = map[string]json.RawMessage{}
-		for _, p := range s.Panes {
-			if err := v.setPane(p); err != nil {
+		v.header, v.panes, v.order = s.Run, map[string]*threads.Pane{}, nil
+		for i := range s.Panes {
+			v.put(&s.Panes[i])
+		}
+	case threads.EventPatch:
+		var p threads.Patch
+		if err := json.Unmarshal([]byte(ev.Data), &p); err != nil {
+			return err
+		}
+		if p.Run != nil {
+			if err := json.Unmarshal(p.Run, &v.header); err != nil {
 				return err
 			}
 		}
-		v.state = s.State
-		return v.setHeader(s.Run)
-	case EventPane:
-		return v.setPane(json.RawMessage(ev.Data))
-	case EventState:
-		v.state = json.RawMessage(ev.Data)
-	case EventRun:
-		return v.setHeader(json.RawMessage(ev.Data))
+		for _, pp := range p.Panes {
+			if pp.Pane != nil {
+				v.put(pp.Pane)
+				continue
+			}
+			cur := v.panes[pp.Key]
+			if cur == nil {
+				return fmt.Errorf("a patch of unknown pane %s", pp.Key)
+			}
+			if pp.Meta != nil {
+				items := cur.Items
+				cur.PaneMeta = threads.PaneMeta{}
+				if err := json.Unmarshal(pp.Meta, &cur.PaneMeta); err != nil {
+					return err
+				}
+				cur.Items = items
+			}
+			for _, op := range pp.Ops {
+				if !cur.Apply(op) {
+					return fmt.Errorf("op %+v names no item of pane %s", op, pp.Key)
+				}
+			}
+		}
 	}
 	return nil
 }
 
-// setPane stores a pane's JSON under its key. A pane's JSON starts with
-// its key (Pane's first field), so only that string is decoded.
-func (v *viewer) setPane(data json.RawMessage) error {
-	rest, ok := bytes.CutPrefix(data, []byte(`{"key":`))
-	if !ok {
-		return fmt.Errorf("a pane that does not start with its key: %.40s", data)
+func (v *viewer) put(p *threads.Pane) {
+	if v.panes[p.Key] == nil {
+		v.order = append(v.order, p.Key)
 	}
-	var key string
-	if err := json.NewDecoder(bytes.NewReader(rest)).Decode(&key); err != nil {
-		return err
-	}
-	if v.panes == nil {
-		v.panes = map[string]json.RawMessage{}
-	}
-	v.panes[key] = data
-	return nil
+	v.panes[p.Key] = p
 }
 
-func (v *viewer) setHeader(data json.RawMessage) error {
-	v.rawHeader = data
-	return json.Unmarshal(data, &v.header)
-}
-
-// watch reads the events stream of body into v until stop says so after an
-// event, or the stream ends.
+// watch reads the events stream of body into v until stop says so.
 func (v *viewer) watch(body io.Reader, stop func(*viewer) bool) error {
-	for ev, err := range transport.ParseSSE(body, &transport.Options{MaxEventBytes: 64 << 20}) { // snapshots of large states
+	for ev, err := range transport.ParseSSE(body, &transport.Options{MaxEventBytes: 64 << 20}) {
 		if err != nil {
 			return err
 		}
@@ -169,57 +138,45 @@ func (v *viewer) watch(body io.Reader, stop func(*viewer) bool) error {
 	return io.ErrUnexpectedEOF
 }
 
-// idle stops a viewer once the header says no agent run is in progress.
-func idle(v *viewer) bool { return v.rawHeader != nil && !v.header.Active }
+// idle stops a viewer once the header says no run is in progress.
+func idle(v *viewer) bool { return len(v.header.Runs) > 0 && !v.header.Active }
 
-// getEvents opens the events stream of run id with the given query and
-// headers; the body is closed when the test ends.
-func (e *env) getEvents(t *testing.T, ctx context.Context, id, query string, header http.Header) *http.Response {
-	t.Helper()
-	res, err := e.openEvents(ctx, id, query, header)
+// browserClient is an HTTP client with a cookie jar: one browser.
+func browserClient(t *testing.T) *http.Client {
+	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { res.Body.Close() })
-	return res
+	return &http.Client{Jar: jar}
 }
 
-// openEvents is getEvents for another goroutine than the test's: the caller
-// closes the body.
-func (e *env) openEvents(ctx context.Context, id, query string, header http.Header) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+"/threads/"+id+"/events"+query, nil)
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	return http.DefaultClient.Do(req)
-}
-
-// TestRunMain runs the program: it listens, serves the page, and exits 0
-// when its context ends; bad flags exit 2.
+// TestRunMain runs the program: it listens, serves the page, gives each
+// browser its own threads, and exits 0 when its context ends; bad flags
+// exit 2.
 func TestRunMain(t *testing.T) {
 	t.Run("bad flags", func(t *testing.T) {
-		for _, args := range [][]string{{"-nope"}, {"extra"}, {"-agent", "ftp://x"}} {
+		for _, args := range [][]string{{"-nope"}, {"extra"}, {"-agent", "ftp://x", "-journal", "memory", "-addr", "127.0.0.1:0"}} {
 			var stderr strings.Builder
 			assert.Equal(t, exitUsage, run(t.Context(), args, io.Discard, &stderr), "args %q", args)
 			assert.NotEmpty(t, stderr.String(), "args %q: an explanation on stderr", args)
 		}
-	})
-	t.Run("help", func(t *testing.T) {
-		var stderr strings.Builder
-		assert.Equal(t, exitOK, run(t.Context(), []string{"-h"}, io.Discard, &stderr))
-		assert.Contains(t, stderr.String(), "-agent")
 	})
 	t.Run("bad journal", func(t *testing.T) {
 		var stderr strings.Builder
 		assert.Equal(t, exitUsage, run(t.Context(), []string{"-journal", "postgres://x", "-addr", "127.0.0.1:0"}, io.Discard, &stderr))
 		assert.Contains(t, stderr.String(), "names no journal")
 	})
-	t.Run("default journal", func(t *testing.T) {
+	t.Run("no NATS server", func(t *testing.T) {
+		var stderr strings.Builder
+		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+		defer cancel()
+		assert.Equal(t, exitError, run(ctx, []string{"-journal", "nats://127.0.0.1:1", "-addr", "127.0.0.1:0", "-cookie-key", filepath.Join(t.TempDir(), "k")}, io.Discard, &stderr))
+		assert.Contains(t, stderr.String(), "nats-server -js", "the error says how to start NATS")
+	})
+	t.Run("default journal and key", func(t *testing.T) {
 		t.Setenv("XDG_DATA_HOME", "/data/home")
 		if runtime.GOOS == "linux" {
 			assert.Equal(t, "file:/data/home/agview/bff/threads", defaultJournal(), "the per-user data directory")
 		}
+		assert.Equal(t, filepath.Join("/j", "bff-cookie.key"), defaultKeyFile("file:/j/threads"), "the key beside the journal")
 	})
 	t.Run("serves", func(t *testing.T) {
 		dir := t.TempDir()
@@ -228,26 +185,47 @@ func TestRunMain(t *testing.T) {
 		out, w := io.Pipe()
 		code := make(chan int, 1)
 		go func() {
-			code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-delay", "0", "-journal", "file:" + dir}, w, io.Discard)
+			code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-delay", "0", "-journal", "file:" + filepath.Join(dir, "threads")}, w, io.Discard)
 			w.Close()
 		}()
 		line, err := bufio.NewReader(out).ReadString('\n')
 		require.NoError(t, err)
 		url, _, ok := strings.Cut(strings.TrimPrefix(line, "agview BFF on "), " ")
 		require.True(t, ok, "first line names the URL: %q", line)
+		go func() { _, _ = io.Copy(io.Discard, out) }()
 
-		res, err := http.Post(url+"threads", "application/json", strings.NewReader(`{}`))
+		key, err := os.Stat(filepath.Join(dir, "bff-cookie.key"))
+		require.NoError(t, err, "the cookie key is kept beside the journal")
+		assert.Equal(t, os.FileMode(0o600), key.Mode().Perm())
+
+		alice, bob := browserClient(t), browserClient(t)
+		res, err := alice.Post(url+"threads", "application/json", strings.NewReader(`{}`))
 		require.NoError(t, err)
-		var info ThreadInfo
+		var info threads.ThreadInfo
 		require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
 		res.Body.Close()
 		require.Equal(t, http.StatusCreated, res.StatusCode)
+		ck := res.Cookies()
+		require.Len(t, ck, 1)
+		assert.True(t, ck[0].HttpOnly)
+		assert.Equal(t, http.SameSiteLaxMode, ck[0].SameSite)
 
-		// Watch the run to its end, then stop the program while the stream
-		// is still open: it must end it and exit cleanly.
-		req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url+"threads/"+info.ID+"/events", nil)
+		for _, path := range []string{info.Page, info.View, info.Events, info.Legacy} {
+			res, err := bob.Get(url + strings.TrimPrefix(path, "/"))
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, http.StatusNotFound, res.StatusCode, "another browser: GET %s", path)
+		}
+		res, err = bob.Get(url + "threads")
 		require.NoError(t, err)
-		res, err = http.DefaultClient.Do(req)
+		var l threads.ThreadList
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&l))
+		res.Body.Close()
+		assert.Empty(t, l.Threads, "another browser lists none of alice's threads")
+
+		req, err := http.NewRequestWithContext(testCtx(t), http.MethodGet, url+strings.TrimPrefix(info.Events, "/"), nil)
+		require.NoError(t, err)
+		res, err = alice.Do(req)
 		require.NoError(t, err)
 		defer res.Body.Close()
 		var v viewer
@@ -259,4 +237,41 @@ func TestRunMain(t *testing.T) {
 		_, err = io.Copy(io.Discard, res.Body)
 		assert.NoError(t, err, "the stream ends cleanly when the program stops")
 	})
+}
+
+// A cookie signed with another key, or tampered with, names no one: the
+// browser gets a new identity and none of the old owner's threads.
+func TestCookieIdentity(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "k")
+	id, err := newCookieIdentity(file)
+	require.NoError(t, err)
+	again, err := newCookieIdentity(file)
+	require.NoError(t, err)
+	assert.Equal(t, id.key, again.key, "the key is kept")
+	other, err := newCookieIdentity("")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"signed", id.sign("alice"), "alice"},
+		{"another key", other.sign("alice"), ""},
+		{"tampered", "mallory" + strings.TrimPrefix(id.sign("alice"), "alice"), ""},
+		{"unsigned", "alice", ""},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := http.NewRequest("GET", "/", nil)
+			r.AddCookie(&http.Cookie{Name: cookieName, Value: tc.value})
+			owner, err := id.owner(r)
+			if tc.want == "" {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, owner)
+		})
+	}
+	require.NoError(t, os.WriteFile(file+"2", []byte("short"), 0o600))
+	_, err = newCookieIdentity(file + "2")
+	assert.Error(t, err, "a key file too short is refused")
 }

@@ -19,6 +19,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agview/agview/threads"
+	"github.com/agview/agview/view"
 )
 
 // The bff program built once for the tests that run it as a process of its
@@ -55,6 +58,7 @@ func bffBinary(t *testing.T) string {
 
 // proc is a bff process.
 type proc struct {
+	cookie string // the identity cookie the test's requests carry
 	cmd    *exec.Cmd
 	url    string // http://127.0.0.1:PORT/
 	host   string // 127.0.0.1:PORT
@@ -87,7 +91,8 @@ func (b *syncBuffer) String() string {
 func startBFF(t *testing.T, args ...string) *proc {
 	t.Helper()
 	p := &proc{stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bffBinary(t), append([]string{"-addr", "127.0.0.1:0", "-journal", "memory"}, args...)...)
+	p.cmd = exec.Command(bffBinary(t), append([]string{"-addr", "127.0.0.1:0", "-journal", "memory", "-cookie-key", testKey(t)}, args...)...)
+	p.cookie = testCookie(t, "tester")
 	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -131,14 +136,55 @@ func (p *proc) peakRSS(t *testing.T) int64 {
 	return 0
 }
 
+// keyFiles holds each test's cookie key file: every process of a test
+// shares it, as replicas do.
+var keyFiles sync.Map
+
+// testKey returns the test's cookie key file.
+func testKey(t *testing.T) string {
+	if f, ok := keyFiles.Load(t.Name()); ok {
+		return f.(string)
+	}
+	f := filepath.Join(t.TempDir(), "bff-cookie.key")
+	_, err := newCookieIdentity(f)
+	require.NoError(t, err)
+	keyFiles.Store(t.Name(), f)
+	t.Cleanup(func() { keyFiles.Delete(t.Name()) })
+	return f
+}
+
+// testCookie returns the identity cookie of owner under the test's key.
+func testCookie(t *testing.T, owner string) string {
+	id, err := newCookieIdentity(testKey(t))
+	require.NoError(t, err)
+	return cookieName + "=" + id.sign(owner)
+}
+
+// do sends a request as the test's owner (cookie, or p.cookie when "").
+func (p *proc) do(t *testing.T, ctx context.Context, method, path, cookie, body string) *http.Response {
+	t.Helper()
+	var r io.Reader
+	if body != "" || method == http.MethodPost {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, p.url+strings.TrimPrefix(path, "/"), r)
+	require.NoError(t, err)
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if cookie == "" {
+		cookie = p.cookie
+	}
+	req.Header.Set("Cookie", cookie)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	return res
+}
+
 // post POSTs body as JSON to the process and decodes its answer into out.
 func (p *proc) post(t *testing.T, ctx context.Context, path, body string, want int, out any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url+strings.TrimPrefix(path, "/"), strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	res := p.do(t, ctx, http.MethodPost, path, "", body)
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
 	require.Equal(t, want, res.StatusCode, "POST %s: %s", path, data)
@@ -148,25 +194,26 @@ func (p *proc) post(t *testing.T, ctx context.Context, path, body string, want i
 }
 
 // threads returns the process's GET /threads.
-func (p *proc) threads(t *testing.T, ctx context.Context) []ThreadInfo {
+func (p *proc) threads(t *testing.T, ctx context.Context) []threads.ThreadInfo {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"threads", nil)
-	require.NoError(t, err)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	res := p.do(t, ctx, http.MethodGet, "/threads", "", "")
 	defer res.Body.Close()
-	var out []ThreadInfo
+	var out threads.ThreadList
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&out))
-	return out
+	return out.Threads
 }
 
-// waitIdle waits until thread id has no run in progress.
-func (p *proc) waitIdle(t *testing.T, ctx context.Context, id string) ThreadInfo {
+// waitIdle waits until thread id has no run in progress and the process
+// has folded its end, and returns the thread as its view says.
+func (p *proc) waitIdle(t *testing.T, ctx context.Context, id string) threads.ThreadInfo {
 	t.Helper()
 	for {
 		for _, info := range p.threads(t, ctx) {
-			if info.ID == id && !info.Active && info.Status != "" {
-				return info
+			if info.ID == id && !info.Active {
+				if v := p.getView(t, ctx, id); len(v.Runs) > 0 && v.Runs[len(v.Runs)-1].Status != view.RunRunning {
+					info.Status = string(v.Runs[len(v.Runs)-1].Status)
+					return info
+				}
 			}
 		}
 		select {

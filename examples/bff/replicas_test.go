@@ -23,9 +23,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agview/agview/agenttest"
+	"github.com/agview/agview/client"
 	"github.com/agview/agview/event"
 	"github.com/agview/agview/journal"
 	"github.com/agview/agview/journal/natsjournal"
+	"github.com/agview/agview/threads"
 	"github.com/agview/agview/view"
 )
 
@@ -62,10 +64,7 @@ type viewJSON struct {
 // getView returns a process's GET /threads/{id}/view.
 func (p *proc) getView(t *testing.T, ctx context.Context, id string) viewJSON {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"threads/"+id+"/view", nil)
-	require.NoError(t, err)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	res := p.do(t, ctx, http.MethodGet, "/threads/"+id+"/view", "", "")
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	require.Equal(t, http.StatusOK, res.StatusCode, "GET view: %s", body)
@@ -78,10 +77,7 @@ func (p *proc) getView(t *testing.T, ctx context.Context, id string) viewJSON {
 // stop holds; it returns the viewer.
 func (p *proc) watchUntil(t *testing.T, ctx context.Context, id string, stop func(*viewer) bool) *viewer {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"threads/"+id+"/events", nil)
-	require.NoError(t, err)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	res := p.do(t, ctx, http.MethodGet, "/threads/"+id+"/events", "", "")
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	var v viewer
@@ -98,8 +94,8 @@ func (p *proc) kill(t *testing.T) {
 
 // rootText returns the text the parent's pane shows so far.
 func rootText(v *viewer) string {
-	var root Pane
-	if json.Unmarshal(v.panes[RootKey], &root) != nil {
+	root := v.panes[threads.RootKey]
+	if root == nil {
 		return ""
 	}
 	var b strings.Builder
@@ -124,7 +120,7 @@ func TestEmbeddedJournalAfterKill(t *testing.T) {
 	t.Cleanup(agent.Close)
 	a := startBFF(t, "-agent", agent.URL(), "-journal", "file:"+dir)
 
-	var done, cut ThreadInfo
+	var done, cut threads.ThreadInfo
 	a.post(t, ctx, "/threads", `{"message":"the first"}`, http.StatusCreated, &done)
 	a.waitIdle(t, ctx, done.ID)
 	before := a.getView(t, ctx, done.ID)
@@ -142,7 +138,7 @@ func TestEmbeddedJournalAfterKill(t *testing.T) {
 
 	b.getView(t, ctx, cut.ID) // the service folds a thread when it is first asked for
 	info := b.waitIdle(t, ctx, cut.ID)
-	assert.Equal(t, view.RunFailed, info.Status, "the cut run is failed: not running, not finished")
+	assert.Equal(t, string(view.RunFailed), info.Status, "the cut run is failed: not running, not finished")
 	v := b.getView(t, ctx, cut.ID)
 	require.Len(t, v.Runs, 1)
 	assert.Equal(t, view.RunFailed, v.Runs[0].Status)
@@ -231,14 +227,26 @@ func TestReplicasOnNATS(t *testing.T) {
 
 	// Run 1 on A, watched from B; B may not write to the thread meanwhile,
 	// and stops it for A.
-	var info ThreadInfo
+	var info threads.ThreadInfo
 	a.post(t, ctx, "/threads", `{"message":"hello"}`, http.StatusCreated, &info)
+	// Another owner gets 404 for the thread on every route of every replica.
+	mallory := testCookie(t, "mallory")
+	for _, p := range []*proc{a, b} {
+		for _, r := range []struct{ method, path string }{
+			{"GET", info.Page}, {"GET", info.View}, {"GET", info.Events}, {"GET", info.Legacy},
+			{"POST", info.Runs}, {"POST", info.Stop}, {"DELETE", info.Self},
+		} {
+			res := p.do(t, ctx, r.method, r.path, mallory, "")
+			res.Body.Close()
+			assert.Equal(t, http.StatusNotFound, res.StatusCode, "another owner: %s %s", r.method, r.path)
+		}
+	}
 	seen := b.watchUntil(t, ctx, info.ID, func(v *viewer) bool { return strings.Count(rootText(v), "word") >= 20 })
 	assert.Contains(t, rootText(seen), "word0 word1 ", "B streams the run A runs")
 	b.post(t, ctx, info.Runs, `{"message":"me too"}`, http.StatusConflict, nil)
 	b.post(t, ctx, info.Stop, ``, http.StatusAccepted, nil)
 	stopped := a.waitIdle(t, ctx, info.ID)
-	assert.Equal(t, view.RunCancelled, stopped.Status, "A cancelled its run at B's request")
+	assert.Equal(t, string(view.RunCancelled), stopped.Status, "A cancelled its run at B's request")
 
 	// Run 2 on A, watched from B, then A is killed.
 	a.post(t, ctx, info.Runs, `{"message":"go on"}`, http.StatusAccepted, nil)
@@ -252,8 +260,8 @@ func TestReplicasOnNATS(t *testing.T) {
 	t.Logf("the killed replica's run read as cut on the other after %v (lease TTL %v)", within.Round(time.Millisecond), ttl)
 	// The lease lapses at most ttl after its last refresh; the watcher asks
 	// every DefaultCutPoll; the rest is slack for a loaded machine.
-	assert.Less(t, within, ttl+DefaultCutPoll+3*time.Second, "cut within the lease TTL (and the watcher's poll)")
-	assert.Equal(t, view.RunFailed, final.Status, "the run is cut: failed, neither running nor finished")
+	assert.Less(t, within, ttl+client.DefaultAttachPoll+3*time.Second, "cut within the lease TTL (and the watcher's poll)")
+	assert.Equal(t, string(view.RunFailed), final.Status, "the run is cut: failed, neither running nor finished")
 
 	// B's view holds every event the journal has, which is everything A
 	// received before it died.
@@ -277,5 +285,5 @@ func TestReplicasOnNATS(t *testing.T) {
 	// The thread goes on, on B.
 	b.post(t, ctx, info.Runs, `{"message":"once more"}`, http.StatusAccepted, nil)
 	last := b.waitIdle(t, ctx, info.ID)
-	assert.Equal(t, view.RunFinished, last.Status)
+	assert.Equal(t, string(view.RunFinished), last.Status)
 }

@@ -4,15 +4,15 @@
 // invocation tree, the statuses, the messages and the run state — both
 // field by field and against a golden JSON file (view.View.MarshalJSON).
 //
-// The package holds no code; the example is integration_test.go. Run it
-// with
+// The package holds no code; the example is integration_test.go. The
+// examples are a module of their own: run it from examples/ with
 //
-//	go test ./examples/integration
+//	cd examples && go test ./integration
 //
 // and, after a deliberate change to what the agent sends, rewrite the
 // golden files with
 //
-//	go test ./examples/integration -args -update
+//	cd examples && go test ./integration -args -update
 //
 // # Concurrency
 //

@@ -8,6 +8,8 @@
 
 (() => {
   const $ = (sel) => document.querySelector(sel);
+  // BASE is the prefix the service is mounted at ("" at the root).
+  const BASE = (document.querySelector('meta[name="agview-base"]') || {}).content || "";
 
   // el makes an element with a class and optional text.
   function el(tag, cls, text) {
@@ -50,6 +52,12 @@
     return data;
   }
 
+  // when formats a time the service sent, "" when it sent none.
+  function when(t) {
+    const d = new Date(t);
+    return t && !isNaN(d) ? d.toLocaleString() : "";
+  }
+
   // pretty returns JSON text indented, or the text itself when it is not
   // (yet) valid JSON, as streamed tool arguments are until complete.
   function pretty(text) {
@@ -88,7 +96,8 @@
     node.append(text.slice(last));
   }
 
-  const match = location.pathname.match(/^\/threads\/([^/]+)$/);
+  const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
+  const match = path.match(/^\/threads\/([^/]+)$/);
   if (match) {
     watch(decodeURIComponent(match[1]));
   } else {
@@ -104,23 +113,24 @@
       e.preventDefault();
       $("#ask-button").disabled = true;
       try {
-        const info = await post("/threads", { message: $("#ask-input").value });
+        const info = await post(BASE + "/threads", { message: $("#ask-input").value });
         location.assign(info.page);
       } catch (err) {
         $("#conn").textContent = "could not start a thread: " + err.message;
         $("#ask-button").disabled = false;
       }
     });
-    fetch("/threads")
+    fetch(BASE + "/threads")
       .then((r) => r.json())
-      .then((threads) => {
+      .then((page) => {
+        const threads = page.threads || [];
         const list = $("#thread-list");
         if (threads.length === 0) list.append(el("li", "hint", "No threads yet."));
-        for (const t of threads.slice().reverse()) {
+        for (const t of threads) {
           const li = el("li");
           const a = el("a", "mono", t.id);
           a.href = t.page;
-          li.append(a, " ", badge(t.active ? "running" : t.status || "idle"), " ", el("span", "hint", new Date(t.created).toLocaleString()));
+          li.append(a, " ", badge(t.active ? "running" : t.status || "new"), " ", el("span", "hint", when(t.created)));
           list.append(li);
         }
       });
@@ -130,7 +140,7 @@
 
   function watch(id) {
     $("#watch").hidden = false;
-    const base = "/threads/" + encodeURIComponent(id);
+    const base = BASE + "/threads/" + encodeURIComponent(id);
     $("#legacy-link").href = base + "/legacy";
     $("#view-link").href = base + "/view";
     $("#legacy-link").hidden = $("#view-link").hidden = false;
@@ -144,7 +154,17 @@
       }
     });
 
-    const panes = new Map(); // pane key -> {el, kids, data}
+    $("#delete").addEventListener("click", async () => {
+      try {
+        const res = await fetch(base, { method: "DELETE" });
+        if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || res.statusText);
+        location.assign(BASE + "/");
+      } catch (err) {
+        $("#conn").textContent = "could not delete the thread: " + err.message;
+      }
+    });
+
+    const panes = new Map(); // pane key -> {el, kids, data, items, nodes}
     let header = null;
 
     // pane returns a pane's parts, made empty (and hidden) until its data
@@ -166,19 +186,21 @@
         kids: el("div", "children"),
         above: marker("above"), // "↑ N earlier", shown when scrolled down
         below: marker("below"), // "↓ N more", shown when more is below
-        follow: false, // keep the timeline scrolled to its end
+        follow: true, // keep the timeline scrolled to its end, until the reader scrolls up
         stuckAt: 0, // where stickSoon last scrolled it
         data: null,
+        list: [], // the items, in order
+        nodes: new Map(), // item key -> its element
       };
       node.append(p.head, p.desc, p.steps, p.items, p.error, p.kids);
       p.items.append(p.above, p.below);
-      // Like a chat log: the timeline opens at its top and follows the
-      // stream only once the user scrolls to its end; scrolling up stops
-      // following. (Content growing under a followed timeline leaves
-      // scrollTop where stickSoon put it.)
+      // Like a chat log: the timeline follows the latest output; scrolling
+      // up stops following, scrolling back to the end follows again.
+      // (Content growing under a followed timeline leaves scrollTop where
+      // stickSoon put it.)
       p.items.addEventListener("scroll", () => {
         const it = p.items;
-        if (it.scrollTop > 0 && it.scrollTop + it.clientHeight >= it.scrollHeight - 8) p.follow = true;
+        if (it.scrollTop + it.clientHeight >= it.scrollHeight - 8) p.follow = true;
         else if (it.scrollTop < p.stuckAt - 2) p.follow = false;
         markMore(p);
       });
@@ -188,7 +210,9 @@
       return p;
     }
 
-    function renderPane(d) {
+    // renderMeta draws a pane's meta (everything but its items) and nests
+    // it in its parent.
+    function renderMeta(d) {
       const p = pane(d.key);
       p.data = d;
       const n = p.el;
@@ -196,7 +220,6 @@
       n.dataset.id = d.id === null ? "" : d.id;
       n.dataset.status = d.status;
       n.dataset.root = d.root;
-      n.dataset.version = d.version;
 
       p.head.replaceChildren(el("span", "pane-name", d.root ? "Parent agent" : d.name));
       if (!d.root) p.head.append(el("code", "pane-id", d.id));
@@ -205,7 +228,6 @@
       p.desc.hidden = !d.description;
       p.steps.replaceChildren(...d.steps.map((s) => el("span", "step " + s.status, s.name)));
       p.steps.hidden = d.steps.length === 0;
-      p.items.replaceChildren(p.above, ...d.items.map(renderItem), p.below);
       p.error.textContent = d.error ? d.error.message + (d.error.code ? " (" + d.error.code + ")" : "") : "";
       p.error.hidden = !d.error;
 
@@ -216,6 +238,60 @@
         const c = pane(k).el;
         if (p.kids.children[i] !== c) p.kids.insertBefore(c, p.kids.children[i] || null);
       });
+      stickSoon();
+    }
+
+    // renderPane draws a pane whole.
+    function renderPane(d) {
+      const p = pane(d.key);
+      const { items, ...meta } = d;
+      renderMeta(meta);
+      p.list = items;
+      p.nodes = new Map(items.map((it) => [it.key, renderItem(it)]));
+      p.items.replaceChildren(p.above, ...p.nodes.values(), p.below);
+    }
+
+    // applyOps applies a pane patch's item operations (docs/panes.md),
+    // redrawing only the items they name.
+    function applyOps(p, ops) {
+      const at = (key) => p.list.findLastIndex((it) => it.key === key);
+      const redraw = (it) => {
+        const node = renderItem(it);
+        p.nodes.get(it.key).replaceWith(node);
+        p.nodes.set(it.key, node);
+      };
+      for (const op of ops) {
+        if (op.put) {
+          const i = at(op.put.key);
+          if (i >= 0) {
+            p.list[i] = op.put;
+            redraw(op.put);
+            continue;
+          }
+          let j = p.list.length;
+          if (op.after !== undefined) j = op.after === "" ? 0 : at(op.after) + 1;
+          p.list.splice(j, 0, op.put);
+          const node = renderItem(op.put);
+          p.nodes.set(op.put.key, node);
+          const next = j + 1 < p.list.length ? p.nodes.get(p.list[j + 1].key) : p.below;
+          p.items.insertBefore(node, next);
+        } else if (op.del) {
+          const i = at(op.del);
+          if (i < 0) continue;
+          p.list.splice(i, 1);
+          p.nodes.get(op.del).remove();
+          p.nodes.delete(op.del);
+        } else {
+          const i = at(op.key);
+          if (i < 0) continue;
+          const it = { ...p.list[i] };
+          if (op.text) it.text = (it.text || "") + op.text;
+          if (op.args) it.args = (it.args || "") + op.args;
+          if (op.status) it.status = op.status;
+          p.list[i] = it;
+          redraw(it);
+        }
+      }
       stickSoon();
     }
 
@@ -270,7 +346,7 @@
     function renderItem(it) {
       switch (it.kind) {
         case "text": {
-          const m = el("div", "msg " + it.role + (it.open ? " open" : ""));
+          const m = el("div", "msg " + it.role + (it.status === "open" ? " open" : ""));
           m.dataset.id = it.id;
           if (it.status) m.dataset.status = it.status;
           const role = el("span", "role", it.role);
@@ -279,7 +355,7 @@
           return m;
         }
         case "reasoning": {
-          const r = el("div", "reasoning" + (it.open ? " open" : ""), it.text);
+          const r = el("div", "reasoning" + (it.status === "open" ? " open" : ""), it.text);
           r.dataset.id = it.id;
           if (it.status) r.dataset.status = it.status;
           if (it.status === "abandoned") r.prepend(cutOff());
@@ -292,7 +368,7 @@
           h.append(el("span", "", "⚙"), el("code", "tool-name", it.name));
           for (const k of it.subagents || []) {
             const s = el("span", "spawned", "spawned ");
-            const a = el("a", "", k.replace(/^sub:/, ""));
+            const a = el("a", "", (pane(k).data && pane(k).data.id) || k);
             a.href = "#";
             a.addEventListener("click", (e) => {
               e.preventDefault();
@@ -352,7 +428,7 @@
     function renderHeader(h) {
       header = h;
       const last = h.runs.length ? h.runs[h.runs.length - 1] : null;
-      const status = last ? last.status : h.active ? "running" : "idle";
+      const status = h.active ? "running" : last ? last.status : "new";
       document.body.dataset.active = h.active;
       document.body.dataset.status = status;
       document.title = "agview · " + status;
@@ -368,7 +444,11 @@
         el("span", "count", h.invocations + " subagent" + (h.invocations === 1 ? "" : "s")),
         el("span", "count", h.violations + " rejected"),
       );
-      if (h.error) sum.append(el("span", "count", "⚠ " + h.error));
+      if (h.error) {
+        const e = el("span", "count error", "⚠ " + h.error);
+        e.title = h.error;
+        sum.append(e);
+      }
 
       $("#runs-thread").textContent = id;
       const runs = $("#runs");
@@ -378,10 +458,11 @@
         li.dataset.runId = r.runId;
         li.append(el("code", "run-id", r.runId), " ", badge(r.status));
         if (r.usage) li.append(" ", el("span", "tokens hint", tokens(r.usage)));
-        if (r.error) li.append(" ", el("span", "hint", r.error.message));
+        if (r.error) li.append(" ", el("span", "hint", r.error));
         runs.append(li);
       }
       $("#stop").hidden = !h.active;
+      $("#delete").hidden = h.active;
 
       const box = $("#interrupts");
       box.replaceChildren();
@@ -405,9 +486,13 @@
       const diags = $("#diagnostics");
       diags.replaceChildren();
       $("#diag-card").hidden = h.diagnostics.length === 0;
-      for (const g of h.diagnostics) {
-        diags.append(el("li", g.kind, "event " + g.index + " (" + g.type + "): " + g.rule + ": " + g.message));
-      }
+      h.diagnostics.forEach((g, i) => {
+        if (h.diagnosticsOmitted && i === h.diagnostics.length / 2) {
+          diags.append(el("li", "hint", "… " + h.diagnosticsOmitted + " more …"));
+        }
+        const what = g.type ? "event " + g.index + " (" + g.type + ")" : "event " + g.index;
+        diags.append(el("li", g.kind, what + ": " + g.rule + ": " + g.message));
+      });
     }
 
     function renderState(s) {
@@ -437,6 +522,9 @@
       const message = $("#ask-input").value;
       if (!message) return;
       $("#ask-input").value = "";
+      // A new turn: every pane follows the latest output again.
+      for (const p of panes.values()) p.follow = true;
+      stickSoon();
       answer(header && header.pendingInterrupts.length ? { message, answer: "cancelled" } : { message });
     });
 
@@ -449,9 +537,20 @@
       renderState(s.state);
       for (const p of s.panes) renderPane(p);
     });
-    es.addEventListener("pane", (e) => renderPane(JSON.parse(e.data)));
-    es.addEventListener("state", (e) => renderState(JSON.parse(e.data)));
-    es.addEventListener("run", (e) => renderHeader(JSON.parse(e.data)));
+    es.addEventListener("patch", (e) => {
+      const f = JSON.parse(e.data);
+      for (const pp of f.panes || []) {
+        if (pp.pane) {
+          renderPane(pp.pane);
+          continue;
+        }
+        const p = pane(pp.key);
+        if (pp.meta) renderMeta(pp.meta);
+        if (pp.ops) applyOps(p, pp.ops);
+      }
+      if (f.state) renderState(f.state);
+      if (f.run) renderHeader(f.run);
+    });
     es.onopen = () => {
       $("#conn").textContent = "live";
       $("#conn").className = "conn live";
