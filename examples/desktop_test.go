@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"fmt"
+	"github.com/agview/agview/internal/testnote"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -83,7 +84,7 @@ func TestMain(m *testing.M) {
 
 func TestDesktop(t *testing.T) {
 	if desktopSkip != "" {
-		t.Skip(desktopSkip)
+		testnote.Skip(t, desktopSkip)
 	}
 	if missing := desktopMissing(); missing != "" {
 		t.Fatalf("AGVIEW_REQUIRE_DESKTOP=1 but Gio needs %s: apt-get install %s", missing, desktopPackages)

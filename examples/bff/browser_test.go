@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/agview/agview/internal/testnote"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func chromium(t *testing.T) string {
 	if os.Getenv("AGVIEW_REQUIRE_BROWSER") == "1" {
 		t.Fatal("AGVIEW_REQUIRE_BROWSER=1 but no chromium binary is on PATH (apt-get install chromium)")
 	}
-	t.Skip("no chromium binary on PATH: install Debian's chromium package to run the browser test")
+	testnote.Skip(t, "no chromium binary on PATH: install Debian's chromium package to run the browser test")
 	return ""
 }
 
