@@ -225,6 +225,12 @@ func (r *reader) handle(streamSeq uint64, h nats.Header, data []byte, yield func
 		if r.expect == 1 {
 			return false, lostError(r.op, r.thread, b.first-1)
 		}
+		if b.first == 1 {
+			// The thread begins again: it was deleted (Journal.Delete) or
+			// its records purged, and a new run of the same id started.
+			return false, journal.Fail(journal.ErrLost, r.op, r.thread,
+				fmt.Errorf("the thread was deleted and begun again after its records up to %d", r.expect-1))
+		}
 		return false, r.corrupt(streamSeq, "records from %d, after the records up to %d", b.first, r.expect-1)
 	}
 	if b.whole() {
