@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agview/agview/journal/internal/openset"
 	"io"
 	"io/fs"
 	"iter"
@@ -59,7 +60,7 @@ type Dir struct {
 	path string
 	opts DirOptions
 
-	life openSet[*dirWriter]
+	life openset.Set[*dirWriter]
 
 	mu     sync.Mutex
 	notify map[string]*watchers // per thread followed through d
@@ -123,7 +124,7 @@ func OpenDir(path string, opts *DirOptions) (*Dir, error) {
 		return nil, fail(ErrInvalid, "open", "", &fileError{op: "check", role: roleDir, err: err})
 	}
 	return &Dir{
-		path: path, opts: o, life: newOpenSet[*dirWriter](),
+		path: path, opts: o, life: openset.New[*dirWriter](),
 		notify: map[string]*watchers{}, counts: map[string]lineCount{},
 	}, nil
 }
@@ -146,7 +147,7 @@ func stopName(thread string) string  { return fileName(thread) + ".stop" } // th
 // maxLine is the longest line a reader accepts.
 func (d *Dir) maxLine() int { return d.opts.MaxRecordBytes + lineOverhead }
 
-func (d *Dir) isClosed() bool { return d.life.isClosed() }
+func (d *Dir) isClosed() bool { return d.life.IsClosed() }
 
 // watch registers a follower of thread until unwatch.
 func (d *Dir) watch(thread string) {
@@ -269,7 +270,7 @@ func (d *Dir) Begin(ctx context.Context, lease Lease) (Writer, error) {
 		lf.Close() // releases the lock
 		return nil, failFile("begin", th, err)
 	}
-	if !d.life.add(w) {
+	if !d.life.Add(w) {
 		w.close()
 		return nil, fail(ErrClosed, "begin", th, nil)
 	}
@@ -631,7 +632,7 @@ func (d *Dir) iterate(ctx context.Context, thread string, from uint64, follow bo
 			case <-tick.C:
 			case <-ctx.Done():
 				return
-			case <-d.life.done:
+			case <-d.life.Done():
 			}
 		}
 	}
@@ -864,7 +865,7 @@ func (d *Dir) Delete(ctx context.Context, thread string) error {
 // Close implements Journal: writers still open are closed (their locks
 // released, as a dead process's would be), followers end.
 func (d *Dir) Close() error {
-	ws, _ := d.life.close()
+	ws, _ := d.life.Close()
 	for w := range ws {
 		w.mu.Lock()
 		w.close()
@@ -964,7 +965,7 @@ func (w *dirWriter) End(ctx context.Context) error {
 		err = w.f.Sync()
 	}
 	w.close()
-	w.d.life.remove(w)
+	w.d.life.Remove(w)
 	if err != nil {
 		return fail(ErrUnavailable, "end", w.lease.Thread, scrub("sync", roleThread, err))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agview/agview/journal/internal/openset"
 	"slices"
 	"strings"
 	"sync"
@@ -106,7 +107,7 @@ type Journal struct {
 	repairMu   sync.Mutex
 	repairedAt time.Time
 
-	life openSet[*natsWriter]
+	life openset.Set[*natsWriter]
 
 	mu    sync.Mutex
 	hints map[string]hint // per thread, a message seen last
@@ -157,7 +158,7 @@ func Dial(ctx context.Context, url string, opts *Options) (*Journal, error) {
 	if o.MaxPending <= 0 {
 		o.MaxPending = DefaultMaxPending
 	}
-	n := &Journal{opts: o, url: url, redial: make(chan struct{}, 1), life: newOpenSet[*natsWriter](), hints: map[string]hint{}}
+	n := &Journal{opts: o, url: url, redial: make(chan struct{}, 1), life: openset.New[*natsWriter](), hints: map[string]hint{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	c, err := n.connect(ctx, 1)
 	if err != nil {
@@ -257,7 +258,7 @@ func (n *Journal) closedUnder() {
 func (n *Journal) keep() {
 	for {
 		select {
-		case <-n.life.done:
+		case <-n.life.Done():
 			return
 		case <-n.redial:
 		}
@@ -283,7 +284,7 @@ func (n *Journal) keep() {
 				break
 			}
 			select {
-			case <-n.life.done:
+			case <-n.life.Done():
 				return
 			case <-time.After(pause):
 			}
@@ -321,7 +322,7 @@ func (n *Journal) stopSubject(thread string) string {
 	return "_agview_stop." + n.opts.Stream + "." + token(thread)
 }
 
-func (n *Journal) isClosed() bool { return n.life.isClosed() }
+func (n *Journal) isClosed() bool { return n.life.IsClosed() }
 
 // unavailable classifies a NATS error: once the journal is closed
 // journal.ErrClosed, else journal.ErrUnavailable (a connection closed under
@@ -597,7 +598,7 @@ func (n *Journal) Stop(ctx context.Context, thread string) (journal.Lease, error
 // writers stop refreshing their leases (which then lapse) and the
 // connection closes. It returns promptly whatever the server does.
 func (n *Journal) Close() error {
-	ws, first := n.life.close()
+	ws, first := n.life.Close()
 	if !first {
 		return nil
 	}

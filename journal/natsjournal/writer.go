@@ -93,7 +93,7 @@ func (n *Journal) Begin(ctx context.Context, lease journal.Lease) (journal.Write
 		release()
 		return nil, n.unavailable("begin", th, err)
 	}
-	if !n.life.add(w) {
+	if !n.life.Add(w) {
 		_ = w.sub.Unsubscribe()
 		release()
 		return nil, journal.Fail(journal.ErrClosed, "begin", th, nil)
@@ -565,7 +565,7 @@ func (w *natsWriter) End(ctx context.Context) error {
 	left := len(w.pending)
 	w.mu.Unlock()
 	w.halt()
-	w.n.life.remove(w)
+	w.n.life.Remove(w)
 	if w.lost.Load() == nil && !w.lapsed.Load() {
 		w.lmu.Lock()
 		rev := w.rev
