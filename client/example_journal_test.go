@@ -71,6 +71,6 @@ func ExampleEncodeInputRecord() {
 	in, _ := client.DecodeInputRecord(journaled, rec)
 	fmt.Println(len(in.Messages), "messages,", "state", string(in.State))
 	// Output:
-	// {"threadId":"t1","runId":"r2","protocolVersion":"1.0","messages":[{"id":"u2","role":"user","content":"and then?"}],"tools":[],"context":[],"forwardedProps":{},"agviewBase":1,"agviewBaseId":"u1","agviewStateSame":true}
+	// {"threadId":"t1","runId":"r2","protocolVersion":"1.0","tools":[],"context":[],"forwardedProps":{},"messages":[{"id":"u2","role":"user","content":"and then?"}],"agviewBase":1,"agviewBaseId":"u1","agviewStateSame":true}
 	// 2 messages, state {}
 }

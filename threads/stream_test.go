@@ -2,6 +2,7 @@ package threads
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"runtime"
@@ -19,7 +20,9 @@ import (
 // readStream applies the pane stream at url to vw until done says so.
 func readStream(t *testing.T, f *fixture, owner, path string, vw *viewer, done func(*viewer) bool) {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", f.ts.URL+path, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.ts.URL+path, nil)
 	req.Header.Set("X-Owner", owner)
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -40,7 +43,7 @@ func readStream(t *testing.T, f *fixture, owner, path string, vw *viewer, done f
 			}
 		}
 	}
-	t.Fatalf("the stream ended: %v", sc.Err())
+	t.Fatalf("the stream ended before the awaited frame (a minute at most): %v", sc.Err())
 }
 
 func idle(vw *viewer) bool {
@@ -179,8 +182,14 @@ func TestStop(t *testing.T) {
 	status, body = f.do(t, "alice", "POST", info.Stop, "")
 	require.Equal(t, http.StatusAccepted, status, body)
 	f.wait(t, info.ID)
+	// The hub publishes the run's last view on its own goroutine: a viewer
+	// that connects right after the run ended may see the view before it
+	// first, then the last one.
 	var vw viewer
-	readStream(t, f, "alice", info.Events, &vw, func(*viewer) bool { return true })
+	readStream(t, f, "alice", info.Events, &vw, func(vw *viewer) bool {
+		var h Header
+		return json.Unmarshal(vw.run, &h) == nil && h.Status != "running"
+	})
 	var h Header
 	require.NoError(t, json.Unmarshal(vw.run, &h))
 	assert.Equal(t, "cancelled", string(h.Status))

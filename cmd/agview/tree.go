@@ -82,16 +82,25 @@ func writeTree(w io.Writer, v *view.View) error {
 	if p := v.PendingInterrupts(); len(p) > 0 {
 		fmt.Fprintf(b, "pending interrupts: %d\n", len(p))
 	}
-	var viol, warn int
+	viol, warn := diagCounts(v)
+	fmt.Fprintf(b, "events: %d, violations: %d, warnings: %d\n", v.EventCount(), viol, warn)
+	return b.Flush()
+}
+
+// diagCounts returns how many violations and warnings v recorded, those it
+// no longer keeps (View.DiagnosticsOmitted) included.
+func diagCounts(v *view.View) (viol, warn int) {
+	keptViol := 0
 	for _, d := range v.Diagnostics() {
 		if d.Kind == view.DiagViolation {
-			viol++
+			keptViol++
 		} else {
 			warn++
 		}
 	}
-	fmt.Fprintf(b, "events: %d, violations: %d, warnings: %d\n", v.EventCount(), viol, warn)
-	return b.Flush()
+	viol = v.ViolationCount()
+	warn += max(0, v.DiagnosticsOmitted()-(viol-keptViol))
+	return viol, warn
 }
 
 // item is one line of an invocation's body, with its own nested lines.

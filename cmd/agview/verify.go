@@ -183,8 +183,11 @@ type diagnostic struct {
 func newVerifyReport(f *folded) *verifyReport {
 	v := f.v
 	viols, warns := diagnostics(f)
+	_, warnTotal := diagCounts(v)
 	rep := &verifyReport{Verdict: "accept", Events: v.EventCount(), Violations: viols.shown(), Warnings: warns.shown(),
-		WarningsOmitted: warns.omitted, rejected: v.ViolationCount()}
+		rejected: v.ViolationCount()}
+	// The view counts every diagnostic, even one it does not keep.
+	rep.WarningsOmitted = max(warns.omitted, warnTotal-len(rep.Warnings))
 	// The view counts every violation, even one it does not keep.
 	rep.ViolationsOmitted = max(viols.omitted, rep.rejected-len(rep.Violations))
 	if len(rep.Violations) > 0 {
