@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -149,19 +150,10 @@ func TestServerRestartMidRun(t *testing.T) {
 
 	agent := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 7}), &agenttest.Options{Delay: 2 * time.Millisecond})
 	defer agent.Close()
-	var mu sync.Mutex
-	var failures []error
-	c := client.New(agent.URL(), client.WithJournal(r1, func(err error) {
-		mu.Lock()
-		failures = append(failures, err)
-		mu.Unlock()
-	}))
+	var failed appendFailures
+	c := client.New(agent.URL(), client.WithJournal(r1, failed.add))
 	defer c.Close()
-	unavailable := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(failures) > 0
-	}
+	unavailable := func() bool { return len(failed.list()) > 0 }
 	var want *view.View
 	var runErr error
 	var wg sync.WaitGroup
@@ -176,14 +168,31 @@ func TestServerRestartMidRun(t *testing.T) {
 	require.NoError(t, runErr, "the recorder's run is unharmed")
 	assert.NotEqual(t, view.RunRunning, lastStatus(want))
 	st, err := r2.Stat(ctx, "t1")
-	t.Logf("stat %+v err %v; recorder events %d; follower events %d; failures %v", st, err, want.EventCount(), a.Store().View().EventCount(), failures)
+	t.Logf("stat %+v err %v; recorder events %d; follower events %d; failures %v", st, err, want.EventCount(), a.Store().View().EventCount(), failed.list())
 
-	mu.Lock()
-	for _, err := range failures {
+	for _, err := range failed.list() {
 		assert.True(t, errors.Is(err, journal.ErrUnavailable), "a typed error: %v", err)
 	}
-	mu.Unlock()
 	got, err := a.Store().Wait(ctx, func(v *view.View) bool { return v.Ended() })
 	require.NoError(t, err)
 	assert.Equal(t, viewJSON(t, want), viewJSON(t, got), "no event lost or duplicated")
+}
+
+// appendFailures collects the errors client.WithJournal reports, from the
+// client's goroutines.
+type appendFailures struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *appendFailures) add(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errs = append(f.errs, err)
+}
+
+func (f *appendFailures) list() []error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.errs)
 }

@@ -719,13 +719,8 @@ func TestClientRunThroughOutage(t *testing.T) {
 
 	agent := agenttest.NewServer(agenttest.Swarm(&agenttest.SwarmConfig{Seed: 7, Rounds: 60}), &agenttest.Options{Delay: 2 * time.Millisecond})
 	defer agent.Close()
-	var mu sync.Mutex
-	var failures []error
-	c := client.New(agent.URL(), client.WithJournal(r1, func(err error) {
-		mu.Lock()
-		failures = append(failures, err)
-		mu.Unlock()
-	}))
+	var failed appendFailures
+	c := client.New(agent.URL(), client.WithJournal(r1, failed.add))
 	defer c.Close()
 	var want *view.View
 	var runErr error
@@ -742,12 +737,11 @@ func TestClientRunThroughOutage(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, runErr, "the recorder's run is unharmed")
 
-	mu.Lock()
+	failures := failed.list()
 	for _, err := range failures {
 		assert.ErrorIs(t, err, journal.ErrUnavailable, "only the outage is reported")
 	}
 	t.Logf("%d appends failed while the server was away; %d events", len(failures), want.EventCount())
-	mu.Unlock()
 	r2 := dial(t, srv.URL(), o)
 	defer r2.Close()
 	a, err := client.Attach(ctx, r2, "t1", &client.AttachOptions{Poll: 50 * time.Millisecond})
